@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// One file per subcommand: it declares its flags on the CLI11 subcommand it is
+// given and sets `run` to the function that does the work and returns the
+// exit code. main.cc lists them all in one table.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace trainimg::cmd {
+
+using Runner = std::function<int()>;
+using Setup = void (*)(CLI::App& sub, Runner& run);
+
+struct Command {
+  const char* name;
+  const char* summary;
+  Setup setup;
+};
+
+// Defined in the subcommands' files.
+void setup_rules(CLI::App& sub, Runner& run);
+
+}  // namespace trainimg::cmd

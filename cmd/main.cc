@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// trainimg: the command table, flag parsing, and the one place where a
+// stopping Error becomes a rendered message and exit code 2.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <map>
+#include <string>
+
+#include "cmd/command.h"
+#include "common/error.h"
+#include "common/report.h"
+#include "common/version_info.h"
+
+namespace trainimg::cmd {
+namespace {
+
+// Every subcommand, in the order `trainimg help` lists them.
+const Command kCommands[] = {
+    {"rules", "List every rule with id, severity, seed source and fix", setup_rules},
+};
+
+}  // namespace
+}  // namespace trainimg::cmd
+
+int main(int argc, char** argv) {
+  using namespace trainimg;
+  CLI::App app{"trainimg: build and validate container images for GPU training clusters "
+               "(NGC PyTorch + AWS EFA, Slurm + Pyxis/Enroot)",
+               "trainimg"};
+  app.set_version_flag("--version", std::string("trainimg ") + TRAINIMG_VERSION);
+  app.require_subcommand(0, 1);
+  app.fallthrough(false);
+  std::map<CLI::App*, cmd::Runner> runners;
+  for (const auto& c : cmd::kCommands) {
+    CLI::App* sub = app.add_subcommand(c.name, c.summary);
+    c.setup(*sub, runners[sub]);
+  }
+  CLI::App* help = app.add_subcommand("help", "Show this help, or a subcommand's: trainimg help SUBCOMMAND");
+  std::string help_topic;
+  help->add_option("subcommand", help_topic, "Subcommand to describe");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int rc = app.exit(e);
+    return rc == 0 ? kExitOk : kExitUsage;
+  }
+  if (app.get_subcommands().empty() || help->parsed()) {
+    if (!help_topic.empty()) {
+      try {
+        CLI::App* topic = app.get_subcommand(help_topic);
+        std::cout << topic->get_formatter()->make_help(topic, "trainimg " + help_topic, CLI::AppFormatMode::Normal);
+        return kExitOk;
+      } catch (const CLI::OptionNotFound&) {
+        std::cerr << "trainimg: error: no subcommand '" << help_topic << "'\n";
+        return kExitUsage;
+      }
+    }
+    // app.help() would describe the parsed `help` subcommand itself.
+    std::cout << app.get_formatter()->make_help(&app, "trainimg", CLI::AppFormatMode::Normal);
+    return help->parsed() ? kExitOk : kExitUsage;
+  }
+  CLI::App* sub = app.get_subcommands().front();
+  try {
+    auto& run = runners[sub];
+    if (!run) {
+      std::cerr << sub->help();
+      return kExitUsage;
+    }
+    return run();
+  } catch (const Error& e) {
+    std::cerr << render_diagnostic(e.diagnostic(), want_color(STDERR_FILENO));
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "trainimg: error: " << e.what() << "\n";
+    return kExitUsage;
+  }
+}

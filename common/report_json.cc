@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "common/report.h"
+#include "common/version_info.h"
+
+namespace trainimg {
+
+namespace {
+nlohmann::ordered_json finding_json(const Diagnostic& d) {
+  nlohmann::ordered_json j;
+  j["rule"] = d.rule_id;
+  j["severity"] = std::string(to_string(d.severity));
+  j["message"] = d.message;
+  j["file"] = d.file;
+  j["line"] = d.line;
+  j["column"] = d.column;
+  if (d.length > 0) j["length"] = d.length;
+  if (!d.path.empty()) j["path"] = d.path;
+  if (!d.layer.empty()) j["layer"] = d.layer;
+  j["hint"] = d.hint;
+  if (!d.seed.empty()) j["seed"] = d.seed;
+  return j;
+}
+}  // namespace
+
+nlohmann::ordered_json render_json(const Report& r) {
+  nlohmann::ordered_json j;
+  j["schema"] = "trainimg." + r.kind + "/v1";
+  j["tool"] = {{"name", "trainimg"}, {"version", TRAINIMG_VERSION}};
+  j["inputs"] = r.inputs;
+  std::vector<Diagnostic> sorted = r.findings;
+  sort_diagnostics(sorted);
+  int counts[3] = {0, 0, 0};
+  nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+  for (const auto& d : sorted) {
+    findings.push_back(finding_json(d));
+    counts[static_cast<int>(d.severity)]++;
+  }
+  j["summary"] = {{"errors", counts[2]}, {"warnings", counts[1]}, {"infos", counts[0]}};
+  if (!r.facts.is_null()) j["facts"] = r.facts;
+  if (!r.notes.empty()) j["notes"] = r.notes;
+  j["findings"] = std::move(findings);
+  return j;
+}
+
+}  // namespace trainimg
