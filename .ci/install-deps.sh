@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs everything trainimg needs to build and test on Debian bookworm.
+# Idempotent; run as root (or through sudo).
+set -euo pipefail
+pkgs=(
+  # build
+  cmake ninja-build g++ pkg-config git
+  # libraries (see README "Dependencies")
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
+  libcurl4-openssl-dev libarchive-dev libsquashfs-dev liblzo2-dev libzstd-dev zlib1g-dev
+  libgtest-dev libgmock-dev
+  # real tools the tests compare against
+  squashfs-tools squashfs-tools-ng skopeo docker.io zstd python3 busybox-static
+  gzip xz-utils tar file binutils
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Starts a Docker daemon for the tests that talk to a real dockerd. Never the
+# default bridge network: --bridge=none --iptables=false, builds use
+# network=host, and nothing but loopback is contacted.
+set -euo pipefail
+sock=/var/run/docker.sock
+if curl -fsS --unix-socket "$sock" http://localhost/_ping >/dev/null 2>&1; then
+  echo "dockerd: already running"
+  exit 0
+fi
+log=${TMPDIR:-/tmp}/trainimg-ci-dockerd.log
+nohup dockerd --bridge=none --iptables=false --ip-masq=false >"$log" 2>&1 &
+for _ in $(seq 1 60); do
+  if curl -fsS --unix-socket "$sock" http://localhost/_ping >/dev/null 2>&1; then
+    echo "dockerd: started (log: $log)"
+    exit 0
+  fi
+  sleep 1
+done
+echo "dockerd: did not start within 60 s; last log lines:" >&2
+tail -20 "$log" >&2
+exit 1
