@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ImageSource over a squashfs file (enroot/Pyxis `.sqsh`), read through sqsh/.
+// A squashfs is already flattened: one layer, id "squashfs". The image config
+// is what enroot recorded in it: `Env` from /etc/environment, WORKDIR,
+// labels and entrypoint/cmd from /etc/rc (domain.md §4), when present.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "inspect/source.h"
+
+namespace trainimg::inspect {
+
+/// Opens the squashfs file at `path` (no "sqsh:" prefix). Validates the super
+/// block and tables now; throws trainimg::Error naming `path` (and the offset)
+/// when the file is missing, not a squashfs, truncated or uses an unsupported
+/// compressor. walk() yields one layer "squashfs", entries depth-first in
+/// sorted order; later paths of a hard-linked inode come as EntryType::Hardlink.
+std::unique_ptr<ImageSource> open_sqsh_source(const std::string& path);
+
+}  // namespace trainimg::inspect
