@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "builder/import/merge.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "common/error.h"
+
+namespace trainimg::builder {
+namespace {
+
+using inspect::Entry;
+using inspect::EntryType;
+
+Entry ent(const std::string& path, EntryType t = EntryType::File, uint32_t mode = 0644) {
+  Entry e;
+  e.path = path;
+  e.type = t;
+  e.mode = mode;
+  return e;
+}
+Entry dir(const std::string& path, uint32_t mode = 0755) { return ent(path, EntryType::Dir, mode); }
+Entry link(const std::string& path, const std::string& target) {
+  Entry e = ent(path, EntryType::Hardlink);
+  e.link_target = target;
+  return e;
+}
+
+// Feeds layers of entries in walk order, numbering them as a walk would.
+struct Walk {
+  LayerMerger m;
+  uint64_t seq = 0;
+  size_t layer = 0;
+  void layer_of(const std::vector<Entry>& es) {
+    m.begin_layer(layer, "layer" + std::to_string(layer));
+    ++layer;
+    for (const auto& e : es) m.apply(e, seq++);
+  }
+  std::vector<std::string> paths() const {
+    std::vector<std::string> out;
+    for (const auto& [p, n] : m.view()) out.push_back(p);
+    return out;
+  }
+};
+
+using Paths = std::vector<std::string>;
+
+TEST(LayerMerger, LaterFileWinsAndTheEarlierVersionIsMarkedReplaced) {
+  Walk w;
+  w.layer_of({dir("/etc"), ent("/etc/a")});   // seq 0, 1
+  w.layer_of({ent("/etc/a", EntryType::File, 0600)});  // seq 2
+  const auto& n = w.m.view().at("/etc/a");
+  EXPECT_EQ(n.seq, 2u);
+  EXPECT_EQ(n.entry.mode, 0600u);
+  EXPECT_EQ(n.layer, 1u);
+  EXPECT_TRUE(w.m.replaced_file(1));
+  EXPECT_FALSE(w.m.replaced_file(2));
+}
+
+TEST(LayerMerger, WhiteoutRemovesLowerSubtreeButNotTheSameLayer) {
+  Walk w;
+  w.layer_of({dir("/a"), ent("/a/x"), dir("/a/d"), ent("/a/d/y"), ent("/a/dz")});
+  w.layer_of({ent("/a/x2"), ent("/a/.wh.d"), ent("/a/.wh.x2")});
+  EXPECT_EQ(w.paths(), (Paths{"/a", "/a/dz", "/a/x", "/a/x2"}));
+  EXPECT_TRUE(w.m.replaced_file(3));  // /a/d/y's bytes are not in the final view
+}
+
+TEST(LayerMerger, OpaqueDirectoryHidesLowerChildrenWhateverTheOrderInItsLayer) {
+  Walk w;
+  w.layer_of({dir("/var"), dir("/var/lib"), ent("/var/lib/old"), ent("/var/keep")});
+  w.layer_of({ent("/var/lib/new"), dir("/var/lib"), ent("/var/lib/.wh..wh..opq")});
+  EXPECT_EQ(w.paths(), (Paths{"/var", "/var/keep", "/var/lib", "/var/lib/new"}));
+}
+
+TEST(LayerMerger, OpaqueRootKeepsTheRootItself) {
+  Walk w;
+  w.layer_of({dir("/"), ent("/a")});
+  w.layer_of({ent("/.wh..wh..opq"), ent("/b")});
+  w.m.finish();
+  EXPECT_EQ(w.paths(), (Paths{"/", "/b"}));
+}
+
+TEST(LayerMerger, DirectoryOverDirectoryMergesWithNewerMetadata) {
+  Walk w;
+  w.layer_of({dir("/d", 0700), ent("/d/f")});
+  w.layer_of({dir("/d", 0755)});
+  EXPECT_EQ(w.paths(), (Paths{"/d", "/d/f"}));
+  EXPECT_EQ(w.m.view().at("/d").entry.mode, 0755u);
+}
+
+TEST(LayerMerger, FileOverDirectoryDropsTheSubtreeAndDirectoryOverSymlinkReplacesIt) {
+  Walk w;
+  Entry lib = ent("/lib", EntryType::Symlink, 0777);
+  lib.link_target = "usr/lib";
+  w.layer_of({dir("/d"), ent("/d/f"), lib});
+  w.layer_of({ent("/d"), dir("/lib"), ent("/lib/x")});
+  EXPECT_EQ(w.paths(), (Paths{"/d", "/lib", "/lib/x"}));
+  EXPECT_EQ(w.m.view().at("/d").entry.type, EntryType::File);
+  EXPECT_EQ(w.m.view().at("/lib").entry.type, EntryType::Dir);
+}
+
+TEST(LayerMerger, MissingOrNonDirectoryParentsBecomeDirectories) {
+  Walk w;
+  Entry s = ent("/opt", EntryType::Symlink, 0777);
+  s.link_target = "/elsewhere";
+  w.layer_of({s});
+  w.layer_of({ent("/opt/a/b")});
+  w.m.finish();
+  EXPECT_EQ(w.paths(), (Paths{"/", "/opt", "/opt/a", "/opt/a/b"}));
+  EXPECT_EQ(w.m.view().at("/opt").entry.type, EntryType::Dir);
+  EXPECT_EQ(w.m.view().at("/opt/a").entry.mode, 0755u);
+}
+
+TEST(LayerMerger, HardLinkToAFinalFileLinksToIt) {
+  Walk w;
+  w.layer_of({dir("/bin"), ent("/bin/a", EntryType::File, 0755), link("/bin/b", "/bin/a")});
+  WritePlan plan = plan_writes(w.m.view());
+  EXPECT_EQ(plan.content_owner.at(1), "/bin/a");
+  EXPECT_EQ(plan.links, (std::map<std::string, std::string>{{"/bin/b", "/bin/a"}}));
+}
+
+TEST(LayerMerger, HardLinksKeepTheBytesOfATargetThatALaterLayerReplaced) {
+  Walk w;
+  Entry a = ent("/a", EntryType::File, 0750);
+  a.size = 5;
+  w.layer_of({a, link("/c", "/a"), link("/b", "/c")});  // seq 0, 1, 2
+  w.layer_of({ent("/a")});                              // seq 3: /a replaced
+  WritePlan plan = plan_writes(w.m.view());
+  // /b (first in path order) now owns the bytes of seq 0; /c links to it.
+  EXPECT_EQ(plan.content_owner.at(0), "/b");
+  EXPECT_EQ(plan.content_owner.at(3), "/a");
+  EXPECT_EQ(plan.links, (std::map<std::string, std::string>{{"/c", "/b"}}));
+  const auto& b = w.m.view().at("/b");
+  EXPECT_EQ(b.entry.type, EntryType::File);
+  EXPECT_EQ(b.entry.mode, 0750u);
+  EXPECT_EQ(b.entry.size, 5u);
+}
+
+TEST(LayerMerger, HardLinkToAMissingTargetIsAnErrorNamingTheLayer) {
+  Walk w;
+  try {
+    w.layer_of({link("/b", "/nope")});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.diagnostic().file, "layer0");
+    EXPECT_EQ(e.diagnostic().message, "hard link /b -> /nope: the target is not in this layer or a lower one");
+  }
+}
+
+TEST(LayerMerger, HardLinkToASymlinkBecomesACopyOfTheSymlink) {
+  Walk w;
+  Entry s = ent("/s", EntryType::Symlink, 0777);
+  s.link_target = "dangling";
+  w.layer_of({s, link("/t", "/s")});
+  EXPECT_EQ(w.m.view().at("/t").entry.type, EntryType::Symlink);
+  EXPECT_EQ(w.m.view().at("/t").entry.link_target, "dangling");
+}
+
+TEST(LayerMerger, PutKeepsAnImageDirectoryWhenAsked) {
+  Walk w;
+  w.layer_of({dir("/etc", 0700), ent("/etc/hosts")});
+  Entry etc = dir("/etc");
+  w.m.put(etc, /*keep_dir=*/true);
+  Entry hosts = ent("/etc/hosts", EntryType::File, 0755);
+  w.m.put(hosts);
+  EXPECT_EQ(w.m.view().at("/etc").entry.mode, 0700u);
+  EXPECT_EQ(w.m.view().at("/etc/hosts").seq, kGeneratedSeq);
+  EXPECT_TRUE(w.m.replaced_file(1));
+}
+
+TEST(SplitPath, SplitsParentAndName) {
+  EXPECT_EQ(split_path("/a/b"), (std::pair<std::string, std::string>{"/a", "b"}));
+  EXPECT_EQ(split_path("/a"), (std::pair<std::string, std::string>{"/", "a"}));
+}
+
+}  // namespace
+}  // namespace trainimg::builder
