@@ -50,6 +50,14 @@ class LayerVisitor {
   }
   /// Called for every entry. Return true to receive content() for a regular file.
   virtual bool entry(const Entry& e) = 0;
+  /// Asked, before entry() and out of layer order, by sources that meet
+  /// layers before they know their order (a docker archive streamed from
+  /// dockerd, whose manifest.json comes last): would entry() want this
+  /// regular file's bytes? Such sources keep the bytes of the files this
+  /// says yes to, then replay the layers in order. It must not depend on
+  /// earlier entries. The default (every regular file) is correct but keeps
+  /// every file's bytes; build_tree() answers with its WantFn.
+  virtual bool may_want(const Entry& e) { return e.type == EntryType::File; }
   virtual void content(const Entry& e, ContentReader& r) {
     (void)e;
     (void)r;

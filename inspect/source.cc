@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// open_source(): one scheme table, then probing for bare paths (local kinds
+// first, as syft's providers are tried: specific before generic).
+#include "inspect/source.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <array>
+#include <string_view>
+
+#include "common/error.h"
+#include "common/fd.h"
+#include "inspect/sources/dir_source.h"
+
+namespace trainimg::inspect {
+namespace {
+
+using Opener = std::unique_ptr<ImageSource> (*)(const std::string& rest);
+
+struct Scheme {
+  std::string_view prefix;
+  Opener open;
+};
+
+const Scheme kSchemes[] = {
+    {"dir:", open_dir_source},
+};
+
+// The kind a bare path looks like, from its type and first bytes.
+std::unique_ptr<ImageSource> probe(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) throw_errno(path, "cannot open image");
+  if (S_ISDIR(st.st_mode)) return open_dir_source(path);
+  throw Error(path, "cannot tell what kind of image this is",
+              "name the kind: docker-archive:PATH, oci:DIR[:TAG], dockerd://IMAGE[:TAG], sqsh:PATH or dir:ROOTFS");
+}
+
+}  // namespace
+
+std::unique_ptr<ImageSource> open_source(const std::string& uri) {
+  for (const auto& s : kSchemes)
+    if (uri.starts_with(s.prefix)) {
+      std::string rest = uri.substr(s.prefix.size());
+      if (rest.empty()) throw Error(uri, "image source '" + std::string(s.prefix) + "' names nothing");
+      return s.open(rest);
+    }
+  return probe(uri);
+}
+
+}  // namespace trainimg::inspect
