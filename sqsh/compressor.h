@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Compressor construction. libsquashfs 1.2.0 (Debian) has no LZO (licence):
+// sqfs_compressor_create answers SQFS_ERROR_UNSUPPORTED, so LZO goes through
+// our own sqfs_compressor_t backed by Debian's liblzo2 (lzo_compressor.cc).
+// Internal to sqsh/.
+#pragma once
+
+#include "sqsh/handles.h"
+
+namespace trainimg::sqsh {
+
+/// Creates a compressor (or, with SQFS_COMP_FLAG_UNCOMPRESS, a decompressor)
+/// for `cfg`. Returns 0 or a negative SQFS_ERROR; `out` is set on success.
+int create_compressor(const sqfs_compressor_config_t& cfg, CompressorPtr& out);
+
+/// The liblzo2-backed LZO compressor. cfg.opt.lzo.algorithm is an
+/// SQFS_LZO_ALGORITHM; cfg.level is 1..9 for lzo1x_999 and 0 for the others.
+/// read_options/write_options handle the squashfs LZO options block
+/// (u32 algorithm, u32 level), written only for non-default settings (as
+/// mksquashfs does: lzo1x_999 level 8 is the default).
+int create_lzo_compressor(const sqfs_compressor_config_t& cfg, CompressorPtr& out);
+
+/// A compressor that never compresses ("result not smaller than input"), so
+/// every meta data block is stored raw: `--compression none`.
+CompressorPtr create_store_compressor(const sqfs_compressor_config_t& cfg);
+
+}  // namespace trainimg::sqsh

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// sqfs_file_t over a POSIX file descriptor (pread/pwrite), so that the
+// writer can write to the caller's AtomicFile fd and errors keep their errno
+// (ENOSPC, EIO) for the message. Internal to sqsh/.
+#pragma once
+
+#include <cstdint>
+
+#include "sqsh/handles.h"
+
+namespace trainimg::sqsh {
+
+/// Wraps `fd`. With `own`, the fd is closed when the file is destroyed;
+/// otherwise the caller keeps ownership and must outlive the object.
+/// Read-only files report reads past the end as SQFS_ERROR_OUT_OF_BOUNDS and
+/// can be copied (sqfs_copy dups the fd); writable ones cannot.
+/// Returns null (errno set) when fstat fails.
+FilePtr make_fd_file(int fd, bool read_only, bool own);
+
+/// errno of the last failed read/write/truncate on a file made above (0 if none).
+int fd_file_errno(const sqfs_file_t* f);
+
+}  // namespace trainimg::sqsh

@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The streaming squashfs writer (issue 5). libsquashfs 1.2.0 gives the
+// pieces (block processor, meta/dir writers, tables); the tree, inode
+// numbering, hard links and the table sequence are ours (domain.md §4).
+//
+// Image layout, as mksquashfs and tar2sqfs write it:
+//   super block | compressor options | data + fragment blocks |
+//   inode table | directory table | fragment table | export table |
+//   id table | xattr tables | padding to 4 KiB
+// Inodes are numbered so that every inode is written before the directory
+// listing that refers to it: a directory's subtrees first, then its
+// entries, the root last (tar2sqfs's order).
+#include <sched.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "common/error.h"
+#include "sqsh/compressor.h"
+#include "sqsh/fd_file.h"
+#include "sqsh/handles.h"
+#include "sqsh/sqsh.h"
+
+namespace trainimg::sqsh {
+
+namespace {
+
+constexpr uint32_t kNoXattr = 0xFFFFFFFF;
+
+// One inode of the image being built. Hard links share one WNode.
+struct WNode {
+  NodeType type = NodeType::File;
+  uint16_t mode = 0;  // permission bits only
+  uint32_t uid = 0, gid = 0, mtime = 0, devno = 0;
+  std::string target;
+  uint32_t xattr_idx = kNoXattr;
+  // Created and grown (realloc) by the block processor through &file_inode
+  // until sqfs_block_processor_finish; ours (sqfs_free) afterwards.
+  sqfs_inode_generic_t* file_inode = nullptr;
+  std::map<std::string, WNode*> children;  // byte order, as squashfs requires
+  uint32_t links = 0;
+  uint32_t inode_num = 0;
+  uint64_t inode_ref = 0;
+  WNode() = default;
+  WNode(const WNode&) = delete;
+  WNode& operator=(const WNode&) = delete;
+  ~WNode() { sqfs_free(file_inode); }
+};
+
+uint16_t type_bits(NodeType t) {
+  switch (t) {
+    case NodeType::Dir: return SQFS_INODE_MODE_DIR;
+    case NodeType::File: return SQFS_INODE_MODE_REG;
+    case NodeType::Symlink: return SQFS_INODE_MODE_LNK;
+    case NodeType::Fifo: return SQFS_INODE_MODE_FIFO;
+    case NodeType::CharDev: return SQFS_INODE_MODE_CHR;
+    case NodeType::BlockDev: return SQFS_INODE_MODE_BLK;
+    case NodeType::Socket: return SQFS_INODE_MODE_SOCK;
+    case NodeType::Hardlink: break;
+  }
+  return 0;
+}
+
+// Linux new_encode_dev: what the kernel's squashfs decodes.
+uint32_t encode_dev(uint32_t major, uint32_t minor) {
+  return (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
+}
+
+unsigned default_workers() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
+  unsigned n = std::thread::hardware_concurrency();
+  return n ? n : 1;
+}
+
+struct CFree {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+
+}  // namespace
+
+struct Writer::Impl {
+  std::string name;
+  WriterOptions opt;
+  uint32_t mtime = 0;
+  // Declaration order matters for destruction (reverse): the processor and
+  // writers go before the nodes, compressors and file they point into.
+  std::vector<std::unique_ptr<WNode>> nodes;
+  FilePtr file;
+  CompressorPtr cmp, uncmp;
+  BlockWriterPtr blkwr;
+  FragTablePtr frag;
+  BlockProcessorPtr proc;
+  IdTablePtr ids;
+  XattrWriterPtr xwr;
+  MetaWriterPtr im, dm;
+  DirWriterPtr dirwr;
+  sqfs_super_t super{};
+  WNode* root = nullptr;
+  bool in_file = false;
+  bool failed = false;
+  bool finished = false;
+  uint32_t file_flags = 0;
+  Stats stats;
+
+  [[noreturn]] void fail(const std::string& msg) const { throw Error(name, msg); }
+  // Any Error leaves the libsquashfs objects in an unknown state: refuse more.
+  template <class F>
+  auto guarded(F f) {
+    if (failed) fail("the writer stopped after an earlier error");
+    if (finished) fail("the image is already finished");
+    try {
+      return f();
+    } catch (...) {
+      failed = true;
+      throw;
+    }
+  }
+  void check_rc(int rc, const std::string& action) const {
+    if (rc >= 0) return;
+    std::string msg = action + ": " + std::string(error_text(rc));
+    if (rc == SQFS_ERROR_IO && file) {
+      int e = fd_file_errno(file.get());
+      if (e != 0) msg += std::string(" (") + std::strerror(e) + ")";
+    }
+    fail(msg);
+  }
+
+  void setup(int fd);
+  void setup_compressors();
+  WNode* new_node(NodeType t) {
+    nodes.push_back(std::make_unique<WNode>());
+    nodes.back()->type = t;
+    return nodes.back().get();
+  }
+  void set_meta(WNode* w, const Node& n);
+  WNode* parent_of(const std::string& path, std::string& leaf, bool create);
+  WNode* find(const std::string& path);
+  void link(const std::string& path, WNode* w);
+  void add(const Node& n);
+  void begin_file(const Node& n);
+  void add_hardlink(const std::string& path, const std::string& target);
+  void remove(const std::string& path);
+  uint64_t finish();
+  void number(WNode* dir, std::vector<WNode*>& order);
+  void write_inode(WNode* w, uint32_t parent_num);
+  void pad_to(uint64_t multiple);
+};
+
+void Writer::Impl::setup(int fd) {
+  if (opt.compressor == Compressor::Lz4)
+    fail("lz4 output is not offered: libsquashfs 1.2.0's lz4 id table is rejected by unsquashfs 4.5.1");
+  if (opt.compressor == Compressor::Lzma) fail("lzma output is not offered (squashfs-tools 4.5.1 cannot read it)");
+  if (::ftruncate(fd, 0) != 0) throw_errno(name, "truncating the output");
+  file = make_fd_file(fd, false, false);
+  if (!file) throw_errno(name, "opening the output");
+  mtime = opt.mtime ? *opt.mtime : static_cast<uint32_t>(std::time(nullptr));
+
+  setup_compressors();
+  SQFS_COMPRESSOR id = opt.compressor == Compressor::None ? SQFS_COMP_GZIP
+                                                            : static_cast<SQFS_COMPRESSOR>(opt.compressor);
+  check_rc(sqfs_super_init(&super, opt.block_size, mtime, id), "block size " + std::to_string(opt.block_size));
+  check_rc(sqfs_super_write(&super, file.get()), "writing the super block");
+  int rc = cmp->write_options(cmp.get(), file.get());
+  check_rc(rc, "writing the compressor options");
+  if (rc > 0) super.flags |= SQFS_FLAG_COMPRESSOR_OPTIONS;
+  if (opt.compressor == Compressor::None) {
+    super.flags |= SQFS_FLAG_UNCOMPRESSED_INODES | SQFS_FLAG_UNCOMPRESSED_DATA | SQFS_FLAG_UNCOMPRESSED_FRAGMENTS |
+                   SQFS_FLAG_UNCOMPRESSED_IDS | SQFS_FLAG_UNCOMPRESSED_XATTRS;
+  }
+  if (!opt.compress_data) {
+    // libsquashfs ORs a file's DONT_COMPRESS into the fragment block its
+    // tail lands in, so fragments are stored raw too (mksquashfs -noD
+    // keeps compressing fragments); the flag says so honestly.
+    super.flags |= SQFS_FLAG_UNCOMPRESSED_DATA | SQFS_FLAG_UNCOMPRESSED_FRAGMENTS;
+    file_flags |= SQFS_BLK_DONT_COMPRESS;
+  }
+  if (opt.deduplicate) {
+    super.flags &= ~SQFS_FLAG_NO_DUPLICATES;
+  } else {
+    file_flags |= SQFS_BLK_DONT_DEDUPLICATE;
+  }
+
+  blkwr.reset(check_alloc(sqfs_block_writer_create(file.get(), SQFS_DEVBLK_SIZE, 0), "creating block writer", name));
+  frag.reset(check_alloc(sqfs_frag_table_create(0), "creating fragment table", name));
+  sqfs_block_processor_desc_t desc;
+  std::memset(&desc, 0, sizeof desc);
+  desc.size = sizeof desc;
+  desc.max_block_size = opt.block_size;
+  desc.num_workers = opt.num_workers ? opt.num_workers : default_workers();
+  // Memory bound of the data path: blocks in flight x block size.
+  desc.max_backlog = desc.num_workers * 4 < 8 ? 8 : desc.num_workers * 4;
+  desc.cmp = cmp.get();
+  desc.wr = blkwr.get();
+  desc.tbl = frag.get();
+  desc.file = file.get();  // read back fragment blocks to verify dedup matches
+  desc.uncmp = uncmp.get();
+  sqfs_block_processor_t* p = nullptr;
+  check_rc(sqfs_block_processor_create_ex(&desc, &p), "creating the block processor");
+  proc.reset(p);
+  ids.reset(check_alloc(sqfs_id_table_create(0), "creating id table", name));
+  if (opt.keep_xattrs) xwr.reset(check_alloc(sqfs_xattr_writer_create(0), "creating xattr writer", name));
+  im.reset(check_alloc(sqfs_meta_writer_create(file.get(), cmp.get(), 0), "creating inode writer", name));
+  dm.reset(check_alloc(sqfs_meta_writer_create(file.get(), cmp.get(), SQFS_META_WRITER_KEEP_IN_MEMORY),
+                       "creating directory writer", name));
+  dirwr.reset(check_alloc(sqfs_dir_writer_create(dm.get(), opt.exportable ? SQFS_DIR_WRITER_CREATE_EXPORT_TABLE : 0),
+                          "creating directory writer", name));
+
+  root = new_node(NodeType::Dir);
+  root->mode = 0755;
+  root->mtime = mtime;
+}
+
+void Writer::Impl::setup_compressors() {
+  Compressor c = opt.compressor;
+  SQFS_COMPRESSOR id = c == Compressor::None ? SQFS_COMP_GZIP : static_cast<SQFS_COMPRESSOR>(c);
+  sqfs_compressor_config_t cfg;
+  check_rc(sqfs_compressor_config_init(&cfg, id, opt.block_size, 0), "configuring the compressor");
+  if (c == Compressor::Zstd) cfg.level = 3;  // Pyxis's importer: -Xcompression-level 3
+  if (opt.level) {
+    int lo = 1, hi = 9;
+    if (c == Compressor::Zstd) hi = SQFS_ZSTD_MAX_LEVEL;
+    if (c == Compressor::Xz) lo = SQFS_XZ_MIN_LEVEL;
+    if (c == Compressor::None) fail("--level makes no sense with compression none");
+    if (*opt.level < lo || *opt.level > hi) {
+      fail("compression level " + std::to_string(*opt.level) + " is outside " + std::to_string(lo) + ".." +
+           std::to_string(hi) + " for " + std::string(to_string(c)));
+    }
+    cfg.level = static_cast<sqfs_u32>(*opt.level);
+  }
+  if (c == Compressor::None) {
+    cmp = check_alloc(create_store_compressor(cfg), "creating the compressor", name);
+  } else {
+    check_rc(create_compressor(cfg, cmp), "creating the " + std::string(to_string(c)) + " compressor");
+  }
+  cfg.flags |= SQFS_COMP_FLAG_UNCOMPRESS;
+  check_rc(create_compressor(cfg, uncmp), "creating the decompressor");
+}
+
+void Writer::Impl::set_meta(WNode* w, const Node& n) {
+  w->mode = static_cast<uint16_t>(n.mode & 07777);
+  w->uid = opt.all_root ? 0 : n.uid;
+  w->gid = opt.all_root ? 0 : n.gid;
+  w->mtime = opt.clamp_mtimes && n.mtime > mtime ? mtime : n.mtime;
+  w->xattr_idx = kNoXattr;
+  if (!xwr || n.xattrs.empty()) return;
+  check_rc(sqfs_xattr_writer_begin(xwr.get(), 0), "recording xattrs of " + n.path);
+  for (const auto& [k, v] : n.xattrs) {
+    // squashfs stores only the user., trusted. and security. namespaces
+    // (mksquashfs skips the others as well).
+    if (sqfs_get_xattr_prefix_id(k.c_str()) < 0) continue;
+    check_rc(sqfs_xattr_writer_add(xwr.get(), k.c_str(), v.data(), v.size()), "recording xattr " + k + " of " + n.path);
+  }
+  check_rc(sqfs_xattr_writer_end(xwr.get(), &w->xattr_idx), "recording xattrs of " + n.path);
+}
+
+WNode* Writer::Impl::parent_of(const std::string& path, std::string& leaf, bool create) {
+  WNode* cur = root;
+  size_t pos = 1;
+  for (;;) {
+    size_t slash = path.find('/', pos);
+    if (slash == std::string::npos) {
+      leaf = path.substr(pos);
+      return cur;
+    }
+    std::string comp = path.substr(pos, slash - pos);
+    pos = slash + 1;
+    auto it = cur->children.find(comp);
+    if (it == cur->children.end()) {
+      if (!create) return nullptr;
+      WNode* d = new_node(NodeType::Dir);
+      d->mode = 0755;
+      d->mtime = mtime;
+      cur->children.emplace(comp, d);
+      cur = d;
+    } else if (it->second->type != NodeType::Dir) {
+      if (!create) return nullptr;
+      fail(path + ": parent " + path.substr(0, slash) + " is not a directory");
+    } else {
+      cur = it->second;
+    }
+  }
+}
+
+WNode* Writer::Impl::find(const std::string& path) {
+  if (path == "/") return root;
+  std::string leaf;
+  WNode* parent = parent_of(path, leaf, false);
+  if (!parent) return nullptr;
+  auto it = parent->children.find(leaf);
+  return it == parent->children.end() ? nullptr : it->second;
+}
+
+void Writer::Impl::link(const std::string& path, WNode* w) {
+  std::string leaf;
+  WNode* parent = parent_of(path, leaf, true);
+  parent->children[leaf] = w;  // replaces: later entries win (tar, layers)
+}
+
+void Writer::Impl::add(const Node& n) {
+  std::string path = normalize_image_path(n.path, name);
+  if (n.type == NodeType::File || n.type == NodeType::Hardlink)
+    fail(path + ": regular files go through begin_file(), hard links through add_hardlink()");
+  if (n.type == NodeType::Dir) {
+    WNode* existing = find(path);
+    if (existing && existing->type == NodeType::Dir) {
+      set_meta(existing, n);  // a directory over a directory keeps its children
+      return;
+    }
+  } else if (path == "/") {
+    fail("the root must be a directory, not a " + std::string(to_string(n.type)));
+  }
+  WNode* w = new_node(n.type);
+  set_meta(w, n);
+  if (n.type == NodeType::Symlink) {
+    if (n.link_target.empty()) fail(path + ": symlink with an empty target");
+    w->target = n.link_target;
+  }
+  if (n.type == NodeType::CharDev || n.type == NodeType::BlockDev) w->devno = encode_dev(n.rdev_major, n.rdev_minor);
+  link(path, w);
+}
+
+void Writer::Impl::begin_file(const Node& n) {
+  std::string path = normalize_image_path(n.path, name);
+  if (path == "/") fail("the root must be a directory, not a file");
+  WNode* w = new_node(NodeType::File);
+  set_meta(w, n);
+  link(path, w);
+  check_rc(sqfs_block_processor_begin_file(proc.get(), &w->file_inode, nullptr, file_flags),
+           "starting the data of " + path);
+  in_file = true;
+  stats.files++;
+}
+
+void Writer::Impl::add_hardlink(const std::string& p, const std::string& t) {
+  std::string path = normalize_image_path(p, name);
+  std::string target = normalize_image_path(t, name);
+  WNode* w = find(target);
+  if (!w) fail("hard link " + path + " -> " + target + ": the target does not exist (yet)");
+  if (w->type == NodeType::Dir) fail("hard link " + path + " -> " + target + ": the target is a directory");
+  if (path == target) return;
+  link(path, w);
+}
+
+void Writer::Impl::remove(const std::string& p) {
+  std::string path = normalize_image_path(p, name);
+  if (path == "/") {
+    root->children.clear();
+    return;
+  }
+  std::string leaf;
+  WNode* parent = parent_of(path, leaf, false);
+  if (parent) parent->children.erase(leaf);
+}
+
+void Writer::Impl::number(WNode* dir, std::vector<WNode*>& order) {
+  for (auto& [name_, c] : dir->children) {
+    if (c->type == NodeType::Dir) number(c, order);
+  }
+  for (auto& [name_, c] : dir->children) {
+    if (c->inode_num == 0) {
+      order.push_back(c);
+      c->inode_num = static_cast<uint32_t>(order.size());
+    }
+  }
+}
+
+void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
+  InodePtr owned;
+  std::unique_ptr<sqfs_inode_generic_t, CFree> made;
+  sqfs_inode_generic_t* inode = nullptr;
+  switch (w->type) {
+    case NodeType::Dir: {
+      check_rc(sqfs_dir_writer_begin(dirwr.get(), 0), "writing a directory");
+      for (auto& [n, c] : w->children) {
+        check_rc(sqfs_dir_writer_add_entry(dirwr.get(), n.c_str(), c->inode_num, c->inode_ref,
+                                           static_cast<sqfs_u16>(type_bits(c->type) | c->mode)),
+                 "writing directory entry " + n);
+      }
+      check_rc(sqfs_dir_writer_end(dirwr.get()), "writing a directory");
+      owned.reset(check_alloc(sqfs_dir_writer_create_inode(dirwr.get(), 0, w->xattr_idx, parent_num),
+                              "creating a directory inode", name));
+      inode = owned.get();
+      if (inode->base.type == SQFS_INODE_DIR) {
+        inode->data.dir.nlink = w->links;
+      } else {
+        inode->data.dir_ext.nlink = w->links;
+      }
+      break;
+    }
+    case NodeType::File:
+      owned.reset(w->file_inode);
+      w->file_inode = nullptr;
+      inode = owned.get();
+      if (inode->base.type == SQFS_INODE_EXT_FILE || w->links > 1) {
+        sqfs_inode_make_extended(inode);
+        inode->data.file_ext.nlink = w->links;
+      }
+      break;
+    default: {
+      size_t extra = w->type == NodeType::Symlink ? w->target.size() : 0;
+      made.reset(static_cast<sqfs_inode_generic_t*>(std::calloc(1, sizeof(sqfs_inode_generic_t) + extra + 1)));
+      inode = check_alloc(made.get(), "creating an inode", name);
+      switch (w->type) {
+        case NodeType::Symlink:
+          inode->base.type = SQFS_INODE_SLINK;
+          inode->data.slink.nlink = w->links;
+          inode->data.slink.target_size = static_cast<sqfs_u32>(extra);
+          inode->payload_bytes_available = static_cast<sqfs_u32>(extra + 1);
+          inode->payload_bytes_used = static_cast<sqfs_u32>(extra);
+          std::memcpy(inode->extra, w->target.data(), extra);
+          break;
+        case NodeType::CharDev:
+        case NodeType::BlockDev:
+          inode->base.type = w->type == NodeType::CharDev ? SQFS_INODE_CDEV : SQFS_INODE_BDEV;
+          inode->data.dev.nlink = w->links;
+          inode->data.dev.devno = w->devno;
+          break;
+        default:
+          inode->base.type = w->type == NodeType::Fifo ? SQFS_INODE_FIFO : SQFS_INODE_SOCKET;
+          inode->data.ipc.nlink = w->links;
+          break;
+      }
+    }
+  }
+  inode->base.mode = static_cast<sqfs_u16>(type_bits(w->type) | w->mode);
+  inode->base.mod_time = w->mtime;
+  inode->base.inode_number = w->inode_num;
+  check_rc(sqfs_inode_set_xattr_index(inode, w->xattr_idx), "setting an xattr index");
+  check_rc(sqfs_id_table_id_to_index(ids.get(), w->uid, &inode->base.uid_idx), "recording uid");
+  check_rc(sqfs_id_table_id_to_index(ids.get(), w->gid, &inode->base.gid_idx), "recording gid");
+  sqfs_u64 block = 0;
+  sqfs_u32 offset = 0;
+  sqfs_meta_writer_get_position(im.get(), &block, &offset);
+  w->inode_ref = (block << 16) | offset;
+  check_rc(sqfs_meta_writer_write_inode(im.get(), inode), "writing an inode");
+}
+
+void Writer::Impl::pad_to(uint64_t multiple) {
+  uint64_t size = file->get_size(file.get());
+  if (size % multiple == 0) return;
+  std::vector<char> zeros(multiple - size % multiple, 0);
+  check_rc(file->write_at(file.get(), size, zeros.data(), zeros.size()), "padding the image");
+}
+
+uint64_t Writer::Impl::finish() {
+  if (in_file) fail("finish() called inside a file");
+  check_rc(sqfs_block_processor_finish(proc.get()), "writing the remaining data blocks");
+  stats.input_bytes = sqfs_block_processor_get_stats(proc.get())->input_bytes_read;
+
+  // Link counts: every directory entry is one link; a directory has two
+  // more (its "." and its parent's entry is counted above) per squashfs.
+  std::vector<WNode*> stack{root};
+  while (!stack.empty()) {
+    WNode* d = stack.back();
+    stack.pop_back();
+    d->links = 2;
+    for (auto& [n, c] : d->children) {
+      if (c->type == NodeType::Dir) {
+        d->links++;
+        stack.push_back(c);
+      } else {
+        c->links++;
+      }
+    }
+  }
+
+  std::vector<WNode*> order;
+  number(root, order);
+  order.push_back(root);
+  root->inode_num = static_cast<uint32_t>(order.size());
+  if (order.size() > 0xFFFFFFFEu) fail("too many inodes");
+
+  // Parent inode numbers for the directory inodes.
+  std::unordered_map<const WNode*, uint32_t> parent;
+  for (WNode* d : order) {
+    if (d->type != NodeType::Dir) continue;
+    for (auto& [n, c] : d->children)
+      if (c->type == NodeType::Dir) parent[c] = d->inode_num;
+  }
+  uint32_t count = static_cast<uint32_t>(order.size());
+  super.inode_table_start = file->get_size(file.get());
+  for (WNode* w : order) {
+    uint32_t p = w == root ? count + 1 : parent[w];  // mksquashfs: the root's parent is count + 1
+    write_inode(w, p);
+  }
+  check_rc(sqfs_meta_writer_flush(im.get()), "writing the inode table");
+  check_rc(sqfs_meta_writer_flush(dm.get()), "writing the directory table");
+  super.root_inode_ref = root->inode_ref;
+  super.directory_table_start = file->get_size(file.get());
+  check_rc(sqfs_meta_write_write_to_file(dm.get()), "writing the directory table");
+  check_rc(sqfs_frag_table_write(frag.get(), file.get(), &super, cmp.get()), "writing the fragment table");
+  if (opt.exportable) {
+    check_rc(sqfs_dir_writer_write_export_table(dirwr.get(), file.get(), cmp.get(), root->inode_num, root->inode_ref,
+                                                &super),
+             "writing the export table");
+  }
+  check_rc(sqfs_id_table_write(ids.get(), file.get(), &super, cmp.get()), "writing the id table");
+  if (xwr) check_rc(sqfs_xattr_writer_flush(xwr.get(), file.get(), &super, cmp.get()), "writing the xattr tables");
+  super.inode_count = count;
+  super.bytes_used = file->get_size(file.get());
+  check_rc(sqfs_super_write(&super, file.get()), "writing the super block");
+  pad_to(SQFS_DEVBLK_SIZE);
+  stats.inodes = count;
+  stats.image_bytes = file->get_size(file.get());
+  finished = true;
+  return stats.image_bytes;
+}
+
+Writer::Writer(int fd, std::string name, WriterOptions opts) : impl_(std::make_unique<Impl>()) {
+  impl_->name = std::move(name);
+  impl_->opt = opts;
+  impl_->setup(fd);
+}
+
+Writer::~Writer() = default;
+
+
+void Writer::add(const Node& n) {
+  impl_->guarded([&] {
+    if (impl_->in_file) impl_->fail(n.path + ": added while a file is open");
+    impl_->add(n);
+  });
+}
+
+void Writer::begin_file(const Node& n) {
+  impl_->guarded([&] {
+    if (impl_->in_file) impl_->fail(n.path + ": begin_file() while a file is open");
+    impl_->begin_file(n);
+  });
+}
+
+void Writer::write(const void* data, size_t n) {
+  impl_->guarded([&] {
+    if (!impl_->in_file) impl_->fail("write() outside a file");
+    impl_->check_rc(sqfs_block_processor_append(impl_->proc.get(), data, n), "writing file data");
+  });
+}
+
+void Writer::end_file() {
+  impl_->guarded([&] {
+    if (!impl_->in_file) impl_->fail("end_file() outside a file");
+    impl_->in_file = false;
+    impl_->check_rc(sqfs_block_processor_end_file(impl_->proc.get()), "finishing file data");
+  });
+}
+
+void Writer::add_hardlink(const std::string& path, const std::string& target) {
+  impl_->guarded([&] {
+    if (impl_->in_file) impl_->fail(path + ": added while a file is open");
+    impl_->add_hardlink(path, target);
+  });
+}
+
+void Writer::remove(const std::string& path) {
+  impl_->guarded([&] {
+    if (impl_->in_file) impl_->fail(path + ": removed while a file is open");
+    impl_->remove(path);
+  });
+}
+
+uint64_t Writer::finish() {
+  return impl_->guarded([&] { return impl_->finish(); });
+}
+
+Writer::Stats Writer::stats() const { return impl_->stats; }
+
+}  // namespace trainimg::sqsh
