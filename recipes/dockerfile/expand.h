@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Internal helpers of the Dockerfile model shared by the parser and the
+// shell splitter.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "recipes/dockerfile.h"
+
+namespace trainimg::recipes {
+
+/// Expands the reference starting at s[i] == '$' into `out`; returns the
+/// index after it. Unknown references are copied as written and set
+/// `unresolved`.
+size_t expand_reference(std::string_view s, size_t i, const Vars& vars, char escape, std::string& out,
+                        bool& unresolved);
+
+/// Names of the variables `s` references ($A, ${B}, ${C:-x}), in order.
+std::vector<std::string> referenced_vars(std::string_view s);
+
+}  // namespace trainimg::recipes
+
+namespace trainimg::recipes {
+
+/// Throws trainimg::Error at the original offset `at` of `f`.
+[[noreturn]] void fail_at(const SourceFile& f, size_t at, size_t len, const std::string& message,
+                          const std::string& hint = {});
+
+/// text[b, e) with its origins.
+MappedText slice(const MappedText& t, size_t b, size_t e);
+
+/// A Dockerfile-syntax word: [b, e) of the instruction text.
+struct WordRange {
+  size_t b;
+  size_t e;
+};
+/// Splits t.text[from, …) on blanks, keeping quoted strings whole. Throws
+/// (positioned) on an unterminated quote.
+std::vector<WordRange> split_words(const MappedText& t, size_t from, char escape, const SourceFile& f);
+/// Removes quotes and escapes; expands variables when `vars` is given,
+/// otherwise keeps references as written.
+std::string unquote(std::string_view raw, const Vars* vars, char escape, bool* unresolved = nullptr);
+/// The Word for t.text[b, e).
+Word make_word(const MappedText& t, WordRange r, const Vars& vars, char escape);
+
+/// Exec form: `["a", "b"]` at t.text[from, …). Each element's decoded text
+/// with origins. Throws (positioned) when it is not a JSON array of strings.
+std::vector<std::pair<Word, MappedText>> parse_json_array(const MappedText& t, size_t from, const SourceFile& f);
+/// Whether t.text[from, …) is meant as exec form: `[` then `"` or `]`.
+bool looks_like_json(const MappedText& t, size_t from);
+
+}  // namespace trainimg::recipes

@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "recipes/dockerfile/lines.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "recipes/dockerfile/expand.h"
+
+namespace trainimg::recipes {
+namespace {
+
+constexpr std::array<std::string_view, 18> kKeywords = {
+    "ADD",  "ARG",        "CMD",     "COPY",  "ENTRYPOINT", "ENV",   "EXPOSE", "FROM",    "HEALTHCHECK",
+    "LABEL", "MAINTAINER", "ONBUILD", "RUN",   "SHELL",      "STOPSIGNAL", "USER", "VOLUME", "WORKDIR"};
+
+std::string upper(std::string_view s) {
+  std::string o(s);
+  for (auto& c : o) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return o;
+}
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+// One physical line: [begin, end) without the newline (and a trailing \r).
+struct Line {
+  size_t begin;
+  size_t end;
+  size_t next;
+};
+
+class LineReader {
+ public:
+  explicit LineReader(const std::string& s) : s_(s) {}
+  bool done() const { return pos_ >= s_.size(); }
+  int number() const { return line_; }
+  Line next() {
+    size_t e = s_.find('\n', pos_);
+    size_t nx = e == std::string::npos ? s_.size() : e + 1;
+    if (e == std::string::npos) e = s_.size();
+    size_t end = e;
+    if (end > pos_ && s_[end - 1] == '\r') --end;
+    Line l{pos_, end, nx};
+    pos_ = nx;
+    ++line_;
+    return l;
+  }
+
+ private:
+  const std::string& s_;
+  size_t pos_ = 0;
+  int line_ = 0;
+};
+
+// `# trainimg: ignore=a,b` -> {"a", "b"}; empty when it is another comment.
+std::vector<std::string> pragma_ids(std::string_view comment) {
+  std::string c = trim(comment.substr(1));
+  const std::string_view kTag = "trainimg:";
+  if (c.rfind(kTag, 0) != 0) return {};
+  c = trim(c.substr(kTag.size()));
+  if (c.rfind("ignore=", 0) != 0) return {};
+  std::vector<std::string> ids;
+  std::string rest = c.substr(7);
+  size_t b = 0;
+  while (b <= rest.size()) {
+    size_t e = rest.find(',', b);
+    if (e == std::string::npos) e = rest.size();
+    std::string id = trim(std::string_view(rest).substr(b, e - b));
+    if (!id.empty()) ids.push_back(id);
+    b = e + 1;
+  }
+  return ids;
+}
+
+// Whether the line ends with the escape character (trailing blanks allowed);
+// sets `cut` to where the kept text ends.
+bool continues(const std::string& s, Line l, char escape, size_t& cut) {
+  size_t e = l.end;
+  while (e > l.begin && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
+  if (e > l.begin && s[e - 1] == escape) {
+    cut = e - 1;
+    return true;
+  }
+  cut = l.end;
+  return false;
+}
+
+struct HeredocMark {
+  std::string delim;
+  bool strip_tabs;
+  bool quoted;
+  size_t at;  // original offset of `<<`
+};
+
+// Here-document introducers on an instruction line (outside quotes).
+std::vector<HeredocMark> heredoc_marks(const MappedText& t) {
+  std::vector<HeredocMark> out;
+  const std::string& s = t.text;
+  char q = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (q) {
+      if (c == q) q = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      q = c;
+      continue;
+    }
+    if (c != '<' || s.compare(i, 2, "<<") != 0 || s.compare(i, 3, "<<<") == 0) continue;
+    size_t k = i + 2;
+    HeredocMark m{{}, false, false, t.origin[i]};
+    if (k < s.size() && s[k] == '-') {
+      m.strip_tabs = true;
+      ++k;
+    }
+    char dq = 0;
+    if (k < s.size() && (s[k] == '"' || s[k] == '\'')) {
+      dq = s[k++];
+      m.quoted = true;
+    }
+    size_t b = k;
+    while (k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '_')) ++k;
+    if (k == b) continue;
+    m.delim = s.substr(b, k - b);
+    if (dq && k < s.size() && s[k] == dq) ++k;
+    out.push_back(m);
+    i = k - 1;
+  }
+  return out;
+}
+
+void read_heredocs(const SourceFile& f, LineReader& lr, RawInstruction& ri) {
+  const std::string& s = f.text();
+  size_t start = std::string::npos;
+  for (const HeredocMark& m : heredoc_marks(ri.args)) {
+    Heredoc h;
+    h.delimiter = m.delim;
+    h.expand = !m.quoted;
+    h.strip_tabs = m.strip_tabs;
+    bool closed = false;
+    size_t body_b = std::string::npos, body_e = 0;
+    while (!lr.done()) {
+      Line l = lr.next();
+      if (start == std::string::npos) start = l.begin;
+      std::string_view text(s.data() + l.begin, l.end - l.begin);
+      std::string_view cmp = text;
+      if (m.strip_tabs)
+        while (!cmp.empty() && cmp[0] == '\t') cmp.remove_prefix(1);
+      ri.end_line = lr.number();
+      if (cmp == m.delim) {
+        closed = true;
+        ri.heredoc_text.append(std::string_view(s).substr(l.begin, l.next - l.begin), l.begin);
+        break;
+      }
+      if (body_b == std::string::npos) body_b = l.begin;
+      body_e = l.next;
+      ri.heredoc_text.append(std::string_view(s).substr(l.begin, l.next - l.begin), l.begin);
+      std::string_view line = std::string_view(s).substr(l.begin, l.next - l.begin);
+      if (m.strip_tabs)
+        while (!line.empty() && line[0] == '\t') line.remove_prefix(1);
+      h.body.append(line);
+    }
+    if (!closed)
+      fail_at(f, m.at, 2 + m.delim.size(), "unterminated here-document: no line '" + m.delim + "' before the end of the file",
+              "end the here-document with a line holding only " + m.delim);
+    if (body_b != std::string::npos) h.body_span = {body_b, body_e - body_b};
+    ri.heredocs.push_back(std::move(h));
+  }
+}
+
+void read_directive(std::string_view comment, RawDockerfile& out, const SourceFile& f, size_t at, bool& open) {
+  std::string c = trim(comment.substr(1));
+  size_t eq = c.find('=');
+  if (eq == std::string::npos) {
+    open = false;
+    return;
+  }
+  std::string key = trim(std::string_view(c).substr(0, eq));
+  for (auto& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  std::string val = trim(std::string_view(c).substr(eq + 1));
+  if (key != "syntax" && key != "escape" && key != "check") {
+    open = false;
+    return;
+  }
+  if (out.directives.count(key)) {
+    open = false;  // a repeated directive is a plain comment, as in BuildKit
+    return;
+  }
+  if (key == "escape") {
+    if (val != "\\" && val != "`")
+      fail_at(f, at, comment.size(), "invalid escape directive '" + val + "': must be \\ or `");
+    out.escape = val[0];
+  }
+  out.directives[key] = val;
+}
+
+}  // namespace
+
+RawDockerfile read_lines(const SourceFile& f) {
+  RawDockerfile out;
+  const std::string& s = f.text();
+  LineReader lr(s);
+  bool directives_open = true;
+  std::vector<std::string> pragma;
+  int pragma_line = -1;
+  while (!lr.done()) {
+    Line l = lr.next();
+    std::string_view text(s.data() + l.begin, l.end - l.begin);
+    size_t ws = 0;
+    while (ws < text.size() && std::isspace(static_cast<unsigned char>(text[ws]))) ++ws;
+    if (ws == text.size()) {
+      directives_open = false;
+      continue;
+    }
+    if (text[ws] == '#') {
+      if (directives_open) read_directive(text.substr(ws), out, f, l.begin + ws, directives_open);
+      auto ids = pragma_ids(text.substr(ws));
+      if (!ids.empty()) {
+        pragma = std::move(ids);
+        pragma_line = lr.number();
+      }
+      continue;
+    }
+    directives_open = false;
+    size_t kb = l.begin + ws, ke = kb;
+    while (ke < l.end && std::isalpha(static_cast<unsigned char>(s[ke]))) ++ke;
+    RawInstruction ri;
+    ri.keyword = upper(std::string_view(s).substr(kb, ke - kb));
+    ri.keyword_offset = kb;
+    ri.line = lr.number();
+    bool known = std::find(kKeywords.begin(), kKeywords.end(), ri.keyword) != kKeywords.end();
+    if (!known || (ke < l.end && !std::isspace(static_cast<unsigned char>(s[ke])))) {
+      size_t we = kb;
+      while (we < l.end && !std::isspace(static_cast<unsigned char>(s[we]))) ++we;
+      fail_at(f, kb, std::max<size_t>(we - kb, 1),
+              "unknown instruction '" + std::string(s.substr(kb, we - kb)) + "'",
+              "instructions are FROM, RUN, COPY, ADD, ENV, ARG, … (a continuation line may be missing its '" +
+                  std::string(1, out.escape) + "')");
+    }
+    if (pragma_line == ri.line - 1) ri.ignore = pragma;
+    // Continuations: join lines, dropping comment and blank lines inside.
+    size_t cut;
+    Line cur{ke, l.end, l.next};
+    while (true) {
+      bool more = continues(s, cur, out.escape, cut);
+      ri.args.append(std::string_view(s).substr(cur.begin, cut - cur.begin), cur.begin);
+      ri.end_line = lr.number();
+      if (!more) break;
+      bool got = false;
+      while (!lr.done()) {
+        Line n = lr.next();
+        std::string_view nt(s.data() + n.begin, n.end - n.begin);
+        std::string t = trim(nt);
+        if (t.empty() || t[0] == '#') continue;
+        cur = n;
+        got = true;
+        break;
+      }
+      if (!got) break;
+    }
+    if (ri.args.origin.empty()) ri.args.origin.push_back(ke);
+    if (ri.keyword == "RUN" || ri.keyword == "COPY" || ri.keyword == "ADD") read_heredocs(f, lr, ri);
+    out.instructions.push_back(std::move(ri));
+  }
+  return out;
+}
+
+}  // namespace trainimg::recipes

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// First pass of the Dockerfile parser: parser directives, then logical
+// instructions (continuations joined, comment lines inside them dropped,
+// here-document bodies read), each with its original offsets.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "recipes/dockerfile.h"
+
+namespace trainimg::recipes {
+
+struct RawInstruction {
+  std::string keyword;  ///< upper-case
+  size_t keyword_offset = 0;
+  int line = 0;
+  int end_line = 0;
+  MappedText args;                    ///< after the keyword, continuations joined
+  std::vector<Heredoc> heredocs;
+  /// For RUN with here-documents: the original text from the line after the
+  /// instruction through the last delimiter line (the shell reads it).
+  MappedText heredoc_text;
+  std::vector<std::string> ignore;
+};
+
+struct RawDockerfile {
+  char escape = '\\';
+  std::map<std::string, std::string> directives;
+  std::vector<RawInstruction> instructions;
+};
+
+/// Throws (positioned) on an unknown instruction, a bad escape directive or
+/// an unterminated here-document.
+RawDockerfile read_lines(const SourceFile& f);
+
+}  // namespace trainimg::recipes

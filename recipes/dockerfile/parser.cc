@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Second pass of the Dockerfile parser: each raw instruction becomes an
+// Instruction (flags, exec or shell form, words, KEY=VALUE pairs, the RUN
+// script), while ARG/ENV scopes and stages are tracked as BuildKit does:
+// ARGs before the first FROM are only visible in FROM lines and in stages that
+// re-declare them; ENV is inherited by stages built FROM a stage.
+#include <algorithm>
+#include <cctype>
+
+#include "common/error.h"
+#include "recipes/dockerfile.h"
+#include "recipes/dockerfile/expand.h"
+#include "recipes/dockerfile/lines.h"
+
+namespace trainimg::recipes {
+
+const Flag* Instruction::flag(std::string_view name) const {
+  for (const auto& f : flags)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+const std::string& Dockerfile::root_image(const Stage& s) const {
+  const Stage* cur = &s;
+  while (cur->base_stage >= 0) cur = &stages[static_cast<size_t>(cur->base_stage)];
+  return cur->base;
+}
+
+bool is_ngc_image(std::string_view image) {
+  std::string lower(image);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.rfind("nvcr.io/nvidia/", 0) == 0;
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+bool valid_name(std::string_view k) {
+  if (k.empty() || !(std::isalpha(static_cast<unsigned char>(k[0])) || k[0] == '_')) return false;
+  return std::all_of(k.begin(), k.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+class Builder {
+ public:
+  Builder(const SourceFile& f, RawDockerfile raw) : f_(f), raw_(std::move(raw)) {}
+
+  Dockerfile build() {
+    Dockerfile df;
+    df.file = f_.name();
+    df.escape = raw_.escape;
+    df.directives = raw_.directives;
+    if (raw_.instructions.empty())
+      fail_at(f_, 0, 1, "empty Dockerfile: no instructions", "a Dockerfile starts with FROM IMAGE");
+    for (auto& ri : raw_.instructions) {
+      if (ri.keyword == "FROM") {
+        start_stage(df, ri);
+        continue;
+      }
+      if (df.stages.empty()) {
+        if (ri.keyword != "ARG")
+          fail_at(f_, ri.keyword_offset, ri.keyword.size(), ri.keyword + " before the first FROM",
+                  "only ARG may come before the first FROM");
+        Instruction in = common(ri, global_);
+        apply_arg(in, global_, /*global=*/true);
+        df.global_args.push_back(std::move(in));
+        continue;
+      }
+      Instruction in = common(ri, merged());
+      if (ri.keyword == "ARG") apply_arg(in, args_, false);
+      else if (ri.keyword == "ENV") apply_env(in);
+      df.stages.back().instructions.push_back(std::move(in));
+    }
+    if (df.stages.empty())
+      fail_at(f_, raw_.instructions.back().keyword_offset, 3, "no FROM instruction", "a Dockerfile needs FROM IMAGE");
+    end_env_.push_back(env_);
+    // The final stage and the stages it is built FROM end up in the image.
+    for (int i = static_cast<int>(df.stages.size()) - 1; i >= 0; i = df.stages[static_cast<size_t>(i)].base_stage)
+      df.stages[static_cast<size_t>(i)].in_final_image = true;
+    return df;
+  }
+
+ private:
+  Vars merged() const {
+    Vars v = args_;
+    for (const auto& [k, val] : env_) v[k] = val;
+    return v;
+  }
+
+  void start_stage(Dockerfile& df, const RawInstruction& ri) {
+    if (!df.stages.empty()) end_env_.push_back(env_);
+    Instruction in = common(ri, global_);
+    Stage st;
+    st.index = static_cast<int>(df.stages.size());
+    if (in.args.empty())
+      fail_at(f_, ri.keyword_offset, 4, "FROM without an image", "write FROM IMAGE[:TAG] [AS NAME]");
+    st.base = in.args[0].text;
+    if (in.args.size() == 3 && lower(in.args[1].text) == "as") {
+      st.name = lower(in.args[2].text);
+    } else if (in.args.size() != 1) {
+      const Word& w = in.args[in.args.size() >= 2 ? 1 : 0];
+      fail_at(f_, w.span.offset, w.span.length, "FROM takes IMAGE [AS NAME]", "write FROM IMAGE[:TAG] [AS NAME]");
+    }
+    env_.clear();
+    args_.clear();
+    for (const auto& prev : df.stages)
+      if (!prev.name.empty() && prev.name == lower(st.base)) {
+        st.base_stage = prev.index;
+        env_ = end_env_[static_cast<size_t>(prev.index)];
+      }
+    st.instructions.push_back(std::move(in));
+    df.stages.push_back(std::move(st));
+  }
+
+  Instruction common(const RawInstruction& ri, const Vars& vars) {
+    Instruction in;
+    in.keyword = ri.keyword;
+    in.line = ri.line;
+    in.column = f_.line_col(ri.keyword_offset).column;
+    in.end_line = ri.end_line;
+    in.span = {ri.keyword_offset, ri.keyword.size()};
+    in.vars = vars;
+    in.ignore = ri.ignore;
+    in.heredocs = ri.heredocs;
+    in.text = ri.args;
+    size_t pos = parse_flags(in, vars);
+    {
+      std::string all = in.text.text;
+      size_t x = 0, y = all.size();
+      while (x < y && std::isspace(static_cast<unsigned char>(all[x]))) ++x;
+      while (y > x && std::isspace(static_cast<unsigned char>(all[y - 1]))) --y;
+      in.raw_args = all.substr(x, y - x);
+    }
+    static const char* kExec[] = {"RUN", "CMD", "ENTRYPOINT", "SHELL", "COPY", "ADD", "VOLUME"};
+    bool exec_capable = std::any_of(std::begin(kExec), std::end(kExec), [&](const char* k) { return in.keyword == k; });
+    if (exec_capable && looks_like_json(in.text, pos)) {
+      in.json_form = true;
+      auto elems = parse_json_array(in.text, pos, f_);
+      for (auto& [w, mt] : elems) in.args.push_back(w);
+      if (in.keyword == "RUN") exec_script(in, elems);
+      return in;
+    }
+    if (in.keyword == "SHELL")
+      fail_at(f_, ri.keyword_offset, 5, "SHELL needs the exec form", "write SHELL [\"/bin/bash\", \"-c\"]");
+    if (in.keyword == "RUN") {
+      MappedText script = slice(in.text, pos, in.text.text.size());
+      if (!ri.heredocs.empty()) {
+        script.append("\n", script.origin.back());
+        for (size_t k = 0; k < ri.heredoc_text.text.size(); ++k)
+          script.append(std::string_view(ri.heredoc_text.text).substr(k, 1), ri.heredoc_text.origin[k]);
+      }
+      in.script = split_shell(script, vars, f_);
+      return in;
+    }
+    for (WordRange r : split_words(in.text, pos, raw_.escape, f_)) in.args.push_back(make_word(in.text, r, vars, raw_.escape));
+    if (in.keyword == "ENV" || in.keyword == "LABEL" || in.keyword == "ARG") parse_pairs(in, pos, vars);
+    return in;
+  }
+
+  // `--from=builder`, `--mount=type=cache,target=/x`, `--platform=$P`.
+  size_t parse_flags(Instruction& in, const Vars& vars) {
+    static const char* kFlagged[] = {"RUN", "COPY", "ADD", "FROM", "HEALTHCHECK"};
+    if (std::none_of(std::begin(kFlagged), std::end(kFlagged), [&](const char* k) { return in.keyword == k; })) return 0;
+    size_t pos = 0;
+    const std::string& s = in.text.text;
+    while (true) {
+      size_t b = pos;
+      while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+      if (s.compare(b, 2, "--") != 0) return pos;
+      auto words = split_words(in.text, b, raw_.escape, f_);
+      WordRange r = words.front();
+      std::string raw = s.substr(r.b + 2, r.e - r.b - 2);
+      Flag fl;
+      size_t eq = raw.find('=');
+      fl.name = lower(raw.substr(0, eq));
+      if (eq != std::string::npos) fl.value = unquote(raw.substr(eq + 1), &vars, raw_.escape);
+      fl.span = in.text.span(r.b, r.e - r.b);
+      in.flags.push_back(std::move(fl));
+      pos = r.e;
+    }
+  }
+
+  void exec_script(Instruction& in, const std::vector<std::pair<Word, MappedText>>& elems) {
+    Command c;
+    for (const auto& [w, mt] : elems) c.argv.push_back(w);
+    if (!elems.empty()) {
+      size_t b = elems.front().first.span.offset;
+      const Span& last = elems.back().first.span;
+      c.span = {b, last.offset + last.length - b};
+    }
+    in.script.commands.push_back(c);
+    // ["sh", "-c", "script"]: the script is what runs.
+    std::string p = c.program();
+    if (elems.size() >= 3 && (p == "sh" || p == "bash" || p == "dash") && elems[1].first.text == "-c") {
+      Script inner = split_shell(elems[2].second, in.vars, f_);
+      for (auto& ic : inner.commands) {
+        ic.depth += 1;
+        ic.parent = ic.parent < 0 ? 0 : ic.parent + 1;
+        in.script.commands.push_back(std::move(ic));
+      }
+    }
+  }
+
+  void parse_pairs(Instruction& in, size_t pos, const Vars& vars) {
+    auto words = split_words(in.text, pos, raw_.escape, f_);
+    if (words.empty())
+      fail_at(f_, in.span.offset, in.span.length, in.keyword + " needs at least one NAME" + (in.keyword == "ARG" ? "" : "=VALUE"));
+    const std::string& s = in.text.text;
+    std::string first = s.substr(words[0].b, words[0].e - words[0].b);
+    if (in.keyword == "ENV" && first.find('=') == std::string::npos) {
+      // Legacy `ENV KEY VALUE…`: the rest of the line is the value.
+      KeyValue kv;
+      kv.key = first;
+      kv.key_span = in.text.span(words[0].b, first.size());
+      size_t vb = words.size() > 1 ? words[1].b : words[0].e;
+      size_t ve = words.back().e;
+      if (words.size() < 2) fail_at(f_, kv.key_span.offset, kv.key_span.length, "ENV " + first + " has no value", "write ENV " + first + "=VALUE");
+      std::string raw = s.substr(vb, ve - vb);
+      kv.has_value = true;
+      kv.value = unquote(raw, &vars, raw_.escape, &kv.unresolved);
+      kv.raw_value = unquote(raw, nullptr, raw_.escape);
+      kv.value_span = in.text.span(vb, ve - vb);
+      in.pairs.push_back(std::move(kv));
+      return;
+    }
+    for (WordRange r : words) {
+      std::string raw = s.substr(r.b, r.e - r.b);
+      size_t eq = raw.find('=');
+      KeyValue kv;
+      kv.key = unquote(raw.substr(0, eq), nullptr, raw_.escape);
+      kv.key_span = in.text.span(r.b, eq == std::string::npos ? raw.size() : eq);
+      if (eq == std::string::npos) {
+        if (in.keyword != "ARG")
+          fail_at(f_, kv.key_span.offset, kv.key_span.length, in.keyword + " " + raw + " has no '='", "write " + in.keyword + " NAME=VALUE");
+        kv.value_span = {kv.key_span.offset + kv.key_span.length, 0};
+      } else {
+        std::string v = raw.substr(eq + 1);
+        kv.has_value = true;
+        kv.value = unquote(v, &vars, raw_.escape, &kv.unresolved);
+        kv.raw_value = unquote(v, nullptr, raw_.escape);
+        kv.value_span = in.text.span(r.b + eq + 1, v.size());
+      }
+      if (in.keyword != "LABEL" && !valid_name(kv.key))
+        fail_at(f_, kv.key_span.offset, std::max<size_t>(kv.key_span.length, 1), "invalid variable name '" + kv.key + "'");
+      in.pairs.push_back(std::move(kv));
+    }
+  }
+
+  void apply_arg(const Instruction& in, Vars& scope, bool global) {
+    for (const auto& kv : in.pairs) {
+      if (kv.has_value) scope[kv.key] = kv.value;
+      else if (!global && global_.count(kv.key)) scope[kv.key] = global_.at(kv.key);
+      else if (!scope.count(kv.key)) scope[kv.key] = std::nullopt;
+    }
+  }
+
+  void apply_env(const Instruction& in) {
+    for (const auto& kv : in.pairs) env_[kv.key] = kv.value;
+  }
+
+  const SourceFile& f_;
+  RawDockerfile raw_;
+  Vars global_, args_, env_;
+  std::vector<Vars> end_env_;  // ENV at the end of each finished stage
+};
+
+}  // namespace
+
+Dockerfile parse_dockerfile(const SourceFile& f) { return Builder(f, read_lines(f)).build(); }
+
+}  // namespace trainimg::recipes

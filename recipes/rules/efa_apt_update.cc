@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// efa-apt-update: the installer apt-installs third-party dependencies, so the
+// package lists must be fetched earlier in the SAME RUN (a separate RUN may
+// come from a cached layer with empty lists) and not wiped in between.
+#include "recipes/rules/rules.h"
+
+namespace trainimg::recipes::rules {
+namespace {
+
+// `apt-get -qq update` -> "update".
+std::string apt_subcommand(const std::vector<const Word*>& argv) {
+  if (argv.empty()) return {};
+  std::string p = base_name(argv[0]->text);
+  if (p != "apt-get" && p != "apt") return {};
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string& w = argv[i]->text;
+    if (w == "-o" || w == "-c") ++i;
+    else if (w.empty() || w[0] != '-') return w;
+  }
+  return {};
+}
+
+bool wipes_lists(const std::vector<const Word*>& argv) {
+  if (argv.empty() || base_name(argv[0]->text) != "rm") return false;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    std::string w = argv[i]->text;
+    if (!w.empty() && w[0] == '-') continue;
+    if (w.size() >= 2 && w.compare(w.size() - 2, 2, "/*") == 0) w.resize(w.size() - 2);
+    if (path_under(w, "/var/lib/apt/lists") || path_under("/var/lib/apt/lists", w)) return true;
+  }
+  return false;
+}
+
+const RuleInfo& info() { return efa_apt_update().info; }
+
+void check(const Context& c) {
+  for (const InstallerRun& r : installer_runs(c)) {
+    const auto& cmds = r.run->script.commands;
+    int update = -1, wipe = -1;
+    for (size_t k = 0; k < r.command; ++k) {
+      auto argv = effective_argv(cmds[k]);
+      if (apt_subcommand(argv) == "update") {
+        update = static_cast<int>(k);
+        wipe = -1;
+      } else if (update >= 0 && wipes_lists(argv)) {
+        wipe = static_cast<int>(k);
+      }
+    }
+    if (update < 0) {
+      std::string where;
+      for (const Instruction* in : c.final_image) {
+        if (in == r.run) break;
+        for (const auto& cmd : in->script.commands)
+          if (apt_subcommand(effective_argv(cmd)) == "update")
+            where = " (the apt-get update on line " + std::to_string(in->line) + " is in another RUN, another layer)";
+      }
+      c.report(info(), Severity::Error, r.argv[0]->span,
+               "efa_installer.sh runs without apt-get update earlier in the same RUN" + where);
+    } else if (wipe >= 0) {
+      c.report(info(), Severity::Error, cmds[static_cast<size_t>(wipe)].span,
+               "the apt lists are removed between apt-get update and efa_installer.sh");
+    }
+  }
+}
+
+}  // namespace
+
+const Rule& efa_apt_update() {
+  static const Rule r{{"efa-apt-update", Severity::Error,
+                       "a RUN runs efa_installer.sh without apt-get update earlier in the same RUN (or wipes "
+                       "/var/lib/apt/lists between them)",
+                       "run `apt-get update && … && ./efa_installer.sh …` in ONE RUN; clean /var/lib/apt/lists only "
+                       "after the installer",
+                       "seed 002, Pitfall 1: run apt-get update first within the same RUN", "dockerfile"},
+                      check};
+  return r;
+}
+
+}  // namespace trainimg::recipes::rules

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <algorithm>
+#include <array>
+
+#include "recipes/rules/rule.h"
+
+namespace trainimg::recipes::rules {
+
+void Context::report(const RuleInfo& rule, Severity sev, Span at, std::string message) const {
+  Diagnostic d;
+  d.severity = sev;
+  d.rule_id = rule.id;
+  d.message = std::move(message);
+  d.hint = rule.fix;
+  d.seed = rule.seed;
+  d.file = src.name();
+  auto lc = src.line_col(at.offset);
+  d.line = lc.line;
+  d.column = lc.column;
+  d.source_line = std::string(src.line_text(lc.line));
+  int room = static_cast<int>(d.source_line.size()) - lc.column + 1;
+  d.length = std::max(1, std::min(static_cast<int>(at.length), room));
+  out->push_back(std::move(d));
+}
+
+std::string base_name(const std::string& path) {
+  size_t s = path.rfind('/');
+  return s == std::string::npos ? path : path.substr(s + 1);
+}
+
+namespace {
+
+bool is_shell(const std::string& p) {
+  return p == "sh" || p == "bash" || p == "dash" || p == "zsh" || p == "ash" || p == "ksh";
+}
+
+// Options of a wrapper that take a value (`sudo -u root`, `nice -n 5`).
+bool takes_value(const std::string& wrapper, const std::string& opt) {
+  if (wrapper == "sudo") return opt == "-u" || opt == "-g" || opt == "-C" || opt == "-D" || opt == "-h" || opt == "-p";
+  if (wrapper == "nice") return opt == "-n";
+  if (wrapper == "env") return opt == "-u" || opt == "-C" || opt == "-S";
+  if (wrapper == "stdbuf") return opt == "-i" || opt == "-o" || opt == "-e";
+  return false;
+}
+
+}  // namespace
+
+std::vector<const Word*> effective_argv(const Command& c) {
+  std::vector<const Word*> v;
+  for (const auto& w : c.argv) v.push_back(&w);
+  static const std::array<std::string_view, 8> kWrappers = {"sudo", "env", "exec", "command", "nice", "nohup", "time", "stdbuf"};
+  size_t i = 0;
+  while (i < v.size()) {
+    std::string p = base_name(v[i]->text);
+    if (std::find(kWrappers.begin(), kWrappers.end(), p) != kWrappers.end()) {
+      ++i;
+      while (i < v.size()) {
+        const std::string& w = v[i]->text;
+        if (w == "--") {
+          ++i;
+          break;
+        }
+        if (w.size() > 1 && w[0] == '-') {
+          i += takes_value(p, w) ? 2 : 1;
+        } else if (p == "env" && w.find('=') != std::string::npos) {
+          ++i;
+        } else {
+          break;
+        }
+      }
+      continue;
+    }
+    if (is_shell(p)) {
+      // `bash ./efa_installer.sh -y`: the script is what runs; `-c` is recursed by the splitter.
+      size_t k = i + 1;
+      while (k < v.size() && v[k]->text.size() > 1 && (v[k]->text[0] == '-' || v[k]->text[0] == '+')) {
+        if (v[k]->text[0] == '-' && v[k]->text.find('c') != std::string::npos && v[k]->text.rfind("--", 0) != 0)
+          return {v.begin() + static_cast<long>(i), v.end()};
+        k += (v[k]->text == "-o" || v[k]->text == "+o") ? 2 : 1;
+      }
+      if (k < v.size()) {
+        i = k;
+        break;
+      }
+    }
+    break;
+  }
+  return {v.begin() + static_cast<long>(std::min(i, v.size())), v.end()};
+}
+
+namespace {
+
+// efa_installer.sh's getopt spec, read from the installer's public source
+// (`getopt -o :dnuylkmg --long debug-packages,no-verify,uninstall,yes,
+// skip-limit-conf,skip-kmod,minimal,enable-gdr`), plus the long options later
+// releases add (domain.md §3).
+struct LongOpt {
+  std::string_view name;
+  bool value;
+};
+constexpr std::array<LongOpt, 14> kLong = {{{"debug-packages", false}, {"no-verify", false}, {"uninstall", false},
+                                            {"yes", false},           {"skip-limit-conf", false}, {"skip-kmod", false},
+                                            {"minimal", false},       {"enable-gdr", false},      {"mpi", true},
+                                            {"skip-mpi", false},      {"skip-rdma-core", false},  {"disable-ngc", false},
+                                            {"enable-ngc", false},    {"build-ngc", false}}};
+
+std::string short_to_long(char c) {
+  switch (c) {
+    case 'd': return "debug-packages";
+    case 'n': return "no-verify";
+    case 'u': return "uninstall";
+    case 'y': return "yes";
+    case 'l': return "skip-limit-conf";
+    case 'k': return "skip-kmod";
+    case 'm': return "minimal";
+    case 'g': return "enable-gdr";
+  }
+  return {};
+}
+
+std::map<std::string, const Word*> installer_options(const std::vector<const Word*>& argv) {
+  std::map<std::string, const Word*> out;
+  for (size_t i = 1; i < argv.size(); ++i) {
+    const std::string& w = argv[i]->text;
+    if (w == "--") break;
+    if (w.rfind("--", 0) == 0) {
+      std::string name = w.substr(2);
+      size_t eq = name.find('=');
+      if (eq != std::string::npos) name = name.substr(0, eq);
+      // getopt_long: an exact name, or a prefix of exactly one name.
+      const LongOpt* hit = nullptr;
+      int prefixes = 0;
+      for (const auto& o : kLong) {
+        if (o.name == name) {
+          hit = &o;
+          prefixes = 1;
+          break;
+        }
+        if (!name.empty() && o.name.substr(0, name.size()) == name) {
+          hit = &o;
+          ++prefixes;
+        }
+      }
+      if (hit && prefixes == 1) {
+        out.emplace(std::string(hit->name), argv[i]);
+        if (hit->value && eq == std::string::npos) ++i;
+      }
+    } else if (w.size() > 1 && w[0] == '-') {
+      for (size_t k = 1; k < w.size(); ++k) {
+        std::string l = short_to_long(w[k]);
+        if (!l.empty()) out.emplace(l, argv[i]);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<InstallerRun> installer_runs(const Context& c) {
+  std::vector<InstallerRun> out;
+  for (const Instruction* in : c.final_image) {
+    if (in->keyword != "RUN") continue;
+    for (size_t k = 0; k < in->script.commands.size(); ++k) {
+      auto argv = effective_argv(in->script.commands[k]);
+      if (argv.empty() || base_name(argv[0]->text) != "efa_installer.sh") continue;
+      InstallerRun r;
+      r.run = in;
+      r.command = k;
+      r.argv = argv;
+      r.options = installer_options(argv);
+      out.push_back(std::move(r));
+    }
+  }
+  return out;
+}
+
+int final_index(const Context& c, const Instruction* in) {
+  auto it = std::find(c.final_image.begin(), c.final_image.end(), in);
+  return it == c.final_image.end() ? -1 : static_cast<int>(it - c.final_image.begin());
+}
+
+std::vector<std::string> split_path_list(const std::string& v) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  while (true) {
+    size_t e = v.find(':', b);
+    out.push_back(v.substr(b, e == std::string::npos ? std::string::npos : e - b));
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  return out;
+}
+
+bool path_under(std::string path, std::string dir) {
+  auto strip = [](std::string& s) {
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+  };
+  strip(path);
+  strip(dir);
+  if (path == dir) return true;
+  return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
+}
+
+std::vector<std::pair<std::string, const Word*>> installed_packages(const Command& c) {
+  std::vector<std::pair<std::string, const Word*>> out;
+  auto argv = effective_argv(c);
+  if (argv.empty()) return out;
+  std::string p = base_name(argv[0]->text);
+  if (p != "apt-get" && p != "apt" && p != "yum" && p != "dnf" && p != "microdnf") return out;
+  size_t i = 1;
+  // Options before the sub-command (`apt-get -y -q install`): -o takes a value.
+  while (i < argv.size() && argv[i]->text.size() > 1 && argv[i]->text[0] == '-') i += argv[i]->text == "-o" ? 2 : 1;
+  if (i >= argv.size() || argv[i]->text != "install") return out;
+  for (++i; i < argv.size(); ++i) {
+    const std::string& w = argv[i]->text;
+    if (w == "-o" || w == "-t" || w == "--target-release") {
+      ++i;
+      continue;
+    }
+    if (w.empty() || w[0] == '-') continue;
+    std::string name = w.substr(0, w.find_first_of("=:"));
+    out.emplace_back(name, argv[i]);
+  }
+  return out;
+}
+
+}  // namespace trainimg::recipes::rules

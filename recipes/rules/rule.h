@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What a Dockerfile lint rule sees (Context) and what it is (Rule), plus the
+// structural helpers several rules share: effective argv of a command, the
+// efa_installer.sh runs and their getopt-parsed flags, path lists.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/diagnostic.h"
+#include "common/source_file.h"
+#include "recipes/dockerfile.h"
+#include "recipes/lint.h"
+
+namespace trainimg::recipes::rules {
+
+struct Context {
+  const Dockerfile& df;
+  const SourceFile& src;
+  const LintOptions& opt;
+  /// Instructions of the stages that end in the final image, in build order
+  /// (the root of the FROM chain first).
+  std::vector<const Instruction*> final_image;
+  /// The final image is built on an NGC image (nvcr.io/nvidia/...).
+  bool ngc_base = false;
+  std::vector<Diagnostic>* out = nullptr;
+
+  /// Adds a finding at `at` (original offsets) with the rule's id, fix and seed.
+  void report(const RuleInfo& rule, Severity sev, Span at, std::string message) const;
+};
+
+struct Rule {
+  RuleInfo info;
+  void (*check)(const Context&);
+};
+
+/// Every rule, in catalogue order (rules/all_rules.cc).
+const std::vector<const Rule*>& all_rules();
+
+/// argv with wrappers removed: `sudo -E`, `env A=1`, `exec`, `command`,
+/// `nice -n 5`, `nohup`, `time`, and `sh ./script.sh args` (the script and
+/// its args). Empty when the command runs nothing.
+std::vector<const Word*> effective_argv(const Command& c);
+/// Base name of a path word ("./efa_installer.sh" -> "efa_installer.sh").
+std::string base_name(const std::string& path);
+
+/// One run of efa_installer.sh in a RUN of the final image.
+struct InstallerRun {
+  const Instruction* run = nullptr;
+  size_t command = 0;                    ///< index in run->script.commands
+  std::vector<const Word*> argv;         ///< effective argv; argv[0] is the installer
+  /// Long option name -> the word that set it, getopt-parsed as the installer
+  /// does (short clusters -ykln, unique long prefixes, --opt=value, `--`).
+  std::map<std::string, const Word*> options;
+};
+std::vector<InstallerRun> installer_runs(const Context& c);
+
+/// Index in c.final_image of an instruction, or -1.
+int final_index(const Context& c, const Instruction* in);
+
+/// `a:b::c` -> {"a", "b", "", "c"}.
+std::vector<std::string> split_path_list(const std::string& v);
+/// `path` is `dir` or below it (component-wise; trailing slashes ignored).
+bool path_under(std::string path, std::string dir);
+
+/// apt-get/apt/yum/dnf install: the package names (versions and archs cut),
+/// with the word each came from. Empty for any other command.
+std::vector<std::pair<std::string, const Word*>> installed_packages(const Command& c);
+
+}  // namespace trainimg::recipes::rules
