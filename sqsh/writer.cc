@@ -159,7 +159,9 @@ void Writer::Impl::setup(int fd) {
   if (opt.compressor == Compressor::Lz4)
     fail("lz4 output is not offered: libsquashfs 1.2.0's lz4 id table is rejected by unsquashfs 4.5.1");
   if (opt.compressor == Compressor::Lzma) fail("lzma output is not offered (squashfs-tools 4.5.1 cannot read it)");
-  if (::ftruncate(fd, 0) != 0) throw_errno(name, "truncating the output");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw_errno(name, "opening the output");
+  if (S_ISREG(st.st_mode) && ::ftruncate(fd, 0) != 0) throw_errno(name, "truncating the output");
   file = make_fd_file(fd, false, false);
   if (!file) throw_errno(name, "opening the output");
   mtime = opt.mtime ? *opt.mtime : static_cast<uint32_t>(std::time(nullptr));
