@@ -50,6 +50,7 @@ const FactField kFacts[] = {
     {"held_packages", &HostProfile::held_packages},
     {"kernel_held", &HostProfile::kernel_held},
     {"lustre_version", &HostProfile::lustre_version},
+    {"lustre_module_loaded", &HostProfile::lustre_module_loaded},
     {"nvidia_fs_loaded", &HostProfile::nvidia_fs_loaded},
     {"nvidia_fs_version", &HostProfile::nvidia_fs_version},
     {"lnet_efa_count", &HostProfile::lnet_efa_count},

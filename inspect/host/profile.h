@@ -75,6 +75,7 @@ struct HostProfile {
   std::vector<std::string> held_packages;          ///< apt-mark showhold
   std::optional<bool> kernel_held;                 ///< a linux-image/-aws package is held
   std::optional<std::string> lustre_version;       ///< lfs --version
+  std::optional<bool> lustre_module_loaded;        ///< lsmod lists lustre
   std::optional<bool> nvidia_fs_loaded;
   std::optional<std::string> nvidia_fs_version;    ///< NVFS Driver(version: …)
   std::optional<int> lnet_efa_count;               ///< nid …@efa entries

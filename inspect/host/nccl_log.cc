@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// NCCL_DEBUG=INFO logs: every line "host:pid:tid [dev] NCCL INFO …", possibly
+// behind an srun label or timestamp, ranks interleaved.
+#include <map>
+#include <regex>
+
+#include "inspect/host/checkers.h"
+
+namespace trainimg::host {
+
+NcclLog parse_nccl_log(std::string_view text) {
+  static const std::regex kPrefix(R"(([^\s:]+):(\d+):(\d+) \[[^\]]*\] NCCL (INFO|WARN) (.*)$)");
+  static const std::regex kNetwork(R"(^Using network (\S+))");
+  static const std::regex kProvider(R"(NET/OFI Selected [Pp]rovider is ([^,\s(]+)(?:, fabric is ([^\s(]+))?.*\(found (\d+) nics\))");
+  NcclLog log;
+  std::map<std::string, size_t> index;
+  int n = 0;
+  for (auto line_sv : split_lines(text)) {
+    ++n;
+    if (line_sv.find("NCCL ") == std::string_view::npos) continue;
+    std::string line(line_sv);
+    std::smatch m;
+    if (!std::regex_search(line, m, kPrefix)) continue;
+    ++log.nccl_lines;
+    std::string key = m[1].str() + ":" + m[2].str();
+    auto [it, fresh] = index.emplace(key, log.processes.size());
+    if (fresh) {
+      NcclProcess p;
+      p.host = m[1].str();
+      p.pid = m[2].str();
+      p.first_line = n;
+      log.processes.push_back(std::move(p));
+    }
+    NcclProcess& p = log.processes[it->second];
+    std::string msg = m[5].str();
+    std::smatch mm;
+    if (std::regex_search(msg, mm, kNetwork)) {
+      // The first "Using network" decides the transport; keep the first bad one.
+      if (!p.network || *p.network == "Libfabric") {
+        p.network = mm[1].str();
+        p.network_line = n;
+      }
+    } else if (std::regex_search(msg, mm, kProvider)) {
+      p.provider = mm[1].str();
+      if (mm[2].matched) p.fabric = mm[2].str();
+      p.nics = std::stoi(mm[3].str());
+      p.provider_line = n;
+    }
+  }
+  return log;
+}
+
+}  // namespace trainimg::host

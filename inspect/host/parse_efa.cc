@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// EFA probes: the installer manifest, /sys/class/infiniband, fi_info.
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "common/version.h"
+#include "inspect/host/parsers.h"
+
+namespace trainimg::host {
+
+namespace {
+
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Splits one package token into name and version. Debian file names are
+// name_version_arch(.deb); RPM ones name-version-release.arch(.rpm): the
+// version starts at the first '-' followed by a digit.
+std::pair<std::string, std::string> split_package(std::string_view tok) {
+  for (std::string_view ext : {".deb", ".rpm"})
+    if (tok.size() > ext.size() && tok.substr(tok.size() - ext.size()) == ext) tok.remove_suffix(ext.size());
+  size_t us = tok.find('_');
+  if (us != std::string_view::npos) {
+    std::string_view name = tok.substr(0, us);
+    std::string_view rest = tok.substr(us + 1);
+    size_t us2 = rest.find('_');
+    return {std::string(name), std::string(rest.substr(0, us2))};
+  }
+  for (size_t i = 0; i + 1 < tok.size(); ++i)
+    if (tok[i] == '-' && std::isdigit(static_cast<unsigned char>(tok[i + 1]))) {
+      std::string_view ver = tok.substr(i + 1);
+      // Drop an RPM ".x86_64"/".noarch" tail.
+      for (std::string_view arch : {".x86_64", ".aarch64", ".noarch"})
+        if (ver.size() > arch.size() && ver.substr(ver.size() - arch.size()) == arch) ver.remove_suffix(arch.size());
+      return {std::string(tok.substr(0, i)), std::string(ver)};
+    }
+  return {std::string(tok), ""};
+}
+
+}  // namespace
+
+EfaManifest parse_efa_manifest(std::string_view text) {
+  EfaManifest m;
+  for (auto line : split_lines(text)) {
+    auto t = trim(line);
+    if (t.empty()) continue;
+    if (t.front() == '#') {
+      constexpr std::string_view kKey = "EFA installer version:";
+      size_t at = t.find(kKey);
+      if (at != std::string_view::npos) {
+        auto v = trim(t.substr(at + kKey.size()));
+        if (!v.empty()) m.installer_version = std::string(v);
+      }
+      continue;
+    }
+    size_t pos = 0;
+    while (pos < t.size()) {
+      size_t sp = t.find_first_of(" \t", pos);
+      std::string_view tok = t.substr(pos, sp == std::string_view::npos ? std::string_view::npos : sp - pos);
+      if (!tok.empty()) {
+        auto [name, ver] = split_package(tok);
+        if (!ver.empty()) m.packages[name] = ver;
+      }
+      if (sp == std::string_view::npos) break;
+      pos = sp + 1;
+    }
+  }
+  // Package names of the installer (public: aws-efa-installer's DEBS/RPMS).
+  for (const auto& [name, ver] : m.packages) {
+    std::string rel = release_of(ver);
+    if (name == "libfabric1-aws" || name == "libfabric-aws") m.libfabric = rel;
+    else if (!m.libfabric && starts_with(name, "libfabric") && name.find("aws") != std::string::npos) m.libfabric = rel;
+    if (starts_with(name, "libnccl-ofi") || name == "aws-ofi-nccl") m.ofi_nccl = rel;
+    if (starts_with(name, "openmpi40-aws") || starts_with(name, "openmpi4")) m.openmpi4 = rel;
+    if (starts_with(name, "openmpi50-aws") || starts_with(name, "openmpi5")) m.openmpi5 = rel;
+    if (starts_with(name, "pmix")) m.pmix = rel;
+  }
+  return m;
+}
+
+InfinibandDevices parse_infiniband(std::string_view text) {
+  InfinibandDevices d;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find_first_of(" \t\r\n", pos);
+    std::string_view name = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    if (!name.empty()) {
+      d.all.emplace_back(name);
+      if (starts_with(name, "rdmap")) d.efa.emplace_back(name);
+      else if (starts_with(name, "mlx5_") || starts_with(name, "ibp")) d.connectx.emplace_back(name);
+      else d.other.emplace_back(name);
+    }
+    if (end == std::string_view::npos) break;
+    pos = end + 1;
+  }
+  return d;
+}
+
+std::vector<std::string> parse_fi_info_domains(std::string_view text) {
+  std::set<std::string> domains;
+  for (auto line : split_lines(text)) {
+    auto t = trim(line);
+    if (t.substr(0, 7) != "domain:") continue;
+    auto v = trim(t.substr(7));
+    // libfabric 2.x lists one device under the efa fabric ("rdmap79s0-rdm")
+    // and again under efa-direct ("rdmap79s0"): count devices, not spellings.
+    for (std::string_view suffix : {"-rdm", "-dgrm"})
+      if (v.size() > suffix.size() && v.substr(v.size() - suffix.size()) == suffix) v.remove_suffix(suffix.size());
+    if (!v.empty()) domains.emplace(v);
+  }
+  return {domains.begin(), domains.end()};
+}
+
+}  // namespace trainimg::host

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "inspect/host/probes.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <ctime>
+#include <functional>
+#include <map>
+#include <thread>
+
+#include "common/atomic_file.h"
+#include "common/error.h"
+#include "inspect/host/parsers.h"
+
+namespace trainimg::host {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+using K = ProbeSpec::Kind;
+
+ProbeSpec exec(std::string id, std::vector<std::string> argv, std::vector<std::string> fallbacks = {},
+               bool nonzero_ok = false) {
+  ProbeSpec s;
+  s.id = std::move(id);
+  for (const auto& a : argv) s.command += (s.command.empty() ? "" : " ") + a;
+  s.argv = std::move(argv);
+  s.fallbacks = std::move(fallbacks);
+  s.nonzero_ok = nonzero_ok;
+  return s;
+}
+
+ProbeSpec builtin(std::string id, K kind, std::string command, std::string path = {}) {
+  ProbeSpec s;
+  s.id = std::move(id);
+  s.kind = kind;
+  s.command = std::move(command);
+  s.path = std::move(path);
+  return s;
+}
+
+bool has(const std::vector<std::string>& v, std::string_view x) {
+  for (const auto& e : v)
+    if (e == x) return true;
+  return false;
+}
+
+bool says_missing(const ProbeRecord& r) {
+  return r.error.find("No such file") != std::string::npos || r.error.find("cannot access") != std::string::npos;
+}
+
+// What each probe contributes. Runs only for ok probes (and the failed
+// ones that still answer a question, see below); a thrown Error becomes the
+// record's parse_error.
+using Interpreter = std::function<void(ProbeRecord&, HostProfile&, const std::string& id)>;
+
+const std::map<std::string, Interpreter>& interpreters() {
+  static const std::map<std::string, Interpreter> kTable = {
+      {"hostname.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         if (auto h = first_line(r.output)) p.hostname = *h;
+         r.parsed["hostname"] = p.hostname;
+       }},
+      {"nvidia-smi.csv",
+       [](ProbeRecord& r, HostProfile& p, const std::string& id) {
+         p.gpus = parse_nvidia_smi_csv(r.output, id);
+         p.gpu_count = static_cast<int>(p.gpus.size());
+         if (!p.gpus.empty()) {
+           p.gpu_model = p.gpus.front().name;
+           p.driver_version = p.gpus.front().driver_version;
+         }
+         r.parsed["gpu_count"] = *p.gpu_count;
+         if (p.gpu_model) r.parsed["gpu_model"] = *p.gpu_model;
+         if (p.driver_version) r.parsed["driver_version"] = *p.driver_version;
+       }},
+      {"nvidia-smi.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         p.cuda_driver_version = parse_nvidia_smi_cuda_version(r.output);
+         if (p.cuda_driver_version) r.parsed["cuda_driver_version"] = *p.cuda_driver_version;
+       }},
+      {"fabricmanager.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         p.fabric_manager = first_line(r.output);
+         if (p.fabric_manager) r.parsed["fabric_manager"] = *p.fabric_manager;
+       }},
+      {"modinfo-efa.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         p.efa_driver_version = parse_modinfo_version(r.output);
+         if (p.efa_driver_version) r.parsed["efa_driver_version"] = *p.efa_driver_version;
+       }},
+      {"efa_installed_packages",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         auto m = parse_efa_manifest(r.output);
+         p.efa_installer_version = m.installer_version;
+         p.libfabric_version = m.libfabric;
+         p.ofi_nccl_version = m.ofi_nccl;
+         p.openmpi4_version = m.openmpi4;
+         p.openmpi5_version = m.openmpi5;
+         p.pmix_version = m.pmix;
+         auto put = [&r](const char* k, const std::optional<std::string>& v) {
+           if (v) r.parsed[k] = *v;
+         };
+         put("efa_installer_version", m.installer_version);
+         put("libfabric_version", m.libfabric);
+         put("ofi_nccl_version", m.ofi_nccl);
+         put("openmpi4_version", m.openmpi4);
+         put("openmpi5_version", m.openmpi5);
+         put("pmix_version", m.pmix);
+         r.parsed["packages"] = m.packages;
+       }},
+      {"infiniband.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         auto d = parse_infiniband(r.output);
+         p.infiniband_devices = d.all;
+         p.efa_device_count = static_cast<int>(d.efa.size());
+         r.parsed["efa"] = d.efa;
+         r.parsed["connectx"] = d.connectx;
+         r.parsed["other"] = d.other;
+       }},
+      {"fi_info.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         p.fi_info_domains = parse_fi_info_domains(r.output);
+         p.fi_info_domain_count = static_cast<int>(p.fi_info_domains.size());
+         r.parsed["domains"] = p.fi_info_domains;
+       }},
+      {"lsmod.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         auto mods = parse_lsmod(r.output);
+         p.efa_module_loaded = has(mods, "efa");
+         p.gdrdrv_loaded = has(mods, "gdrdrv");
+         p.nvidia_fs_loaded = has(mods, "nvidia_fs");
+         r.parsed["efa"] = *p.efa_module_loaded;
+         r.parsed["gdrdrv"] = *p.gdrdrv_loaded;
+         r.parsed["nvidia_fs"] = *p.nvidia_fs_loaded;
+         p.lustre_module_loaded = has(mods, "lustre");
+         r.parsed["lustre"] = *p.lustre_module_loaded;
+       }},
+      {"dev-gdrdrv.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         p.dev_gdrdrv = r.status == ProbeStatus::Ok && parse_ls_char_device(r.output);
+         r.parsed["present"] = *p.dev_gdrdrv;
+       }},
+      {"ulimit-l.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string& id) {
+         p.memlock = parse_ulimit(r.output, id);
+         r.parsed["memlock"] = *p.memlock;
+       }},
+      {"df-nvme.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string& id) {
+         if (r.status != ProbeStatus::Ok) {
+           p.nvme_mounted = false;
+           r.parsed["mounted"] = false;
+           return;
+         }
+         auto row = parse_df(r.output, id);
+         p.nvme_mounted = row.mounted_on == "/opt/dlami/nvme";
+         if (*p.nvme_mounted) p.nvme_size = row.size;
+         r.parsed["mounted_on"] = row.mounted_on;
+         r.parsed["size"] = row.size;
+         r.parsed["mounted"] = *p.nvme_mounted;
+       }},
+      {"uname-r.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         p.kernel = first_line(r.output);
+         if (p.kernel) r.parsed["kernel"] = *p.kernel;
+       }},
+      {"apt-mark-showhold.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         p.held_packages = parse_showhold(r.output);
+         p.kernel_held = kernel_is_held(p.held_packages);
+         r.parsed["held"] = p.held_packages;
+         r.parsed["kernel_held"] = *p.kernel_held;
+       }},
+      {"lfs-version.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         p.lustre_version = parse_lfs_version(r.output);
+         if (p.lustre_version) r.parsed["lustre_version"] = *p.lustre_version;
+       }},
+      {"nvidia-fs-stats.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string& id) {
+         auto s = parse_nvfs_stats(r.output, id);
+         p.nvidia_fs_version = s.driver_version;
+         if (s.driver_version) r.parsed["nvidia_fs_version"] = *s.driver_version;
+         if (s.gds_version) r.parsed["gds_version"] = *s.gds_version;
+       }},
+      {"lnetctl-efa.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string& id) {
+         auto nis = parse_lnet(r.output, id);
+         int count = 0, up = 0;
+         for (const auto& ni : nis) {
+           if (!ni.nid.ends_with("@efa")) continue;
+           ++count;
+           if (ni.status == "up") ++up;
+         }
+         p.lnet_efa_count = count;
+         p.lnet_efa_up = up;
+         r.parsed["efa_nids"] = count;
+         r.parsed["up"] = up;
+       }},
+      {"efa-fsx-service.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         p.efa_fsx_service = first_line(r.output);
+         if (p.efa_fsx_service) r.parsed["state"] = *p.efa_fsx_service;
+       }},
+  };
+  return kTable;
+}
+
+// Failed probes that still answer their question: a missing /dev/gdrdrv or
+// /opt/dlami/nvme is exactly what those probes look for.
+bool interpret_failed(const std::string& id, const ProbeRecord& r) {
+  return (id == "dev-gdrdrv.txt" || id == "df-nvme.txt") && r.status == ProbeStatus::Failed && says_missing(r);
+}
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+const std::vector<ProbeSpec>& probe_specs() {
+  static const std::vector<ProbeSpec> kSpecs = [] {
+    const std::vector<std::string> sbin = {"/usr/sbin/", "/sbin/"};
+    auto in_sbin = [&sbin](const std::string& n) {
+      std::vector<std::string> v;
+      for (const auto& d : sbin) v.push_back(d + n);
+      return v;
+    };
+    return std::vector<ProbeSpec>{
+        builtin("hostname.txt", K::Hostname, "hostname"),
+        exec("nvidia-smi.csv", {"nvidia-smi", "--query-gpu=index,name,driver_version", "--format=csv"}),
+        exec("nvidia-smi.txt", {"nvidia-smi"}),
+        exec("fabricmanager.txt", {"systemctl", "is-active", "nvidia-fabricmanager"}, {}, true),
+        exec("modinfo-efa.txt", {"modinfo", "efa"}, in_sbin("modinfo")),
+        builtin("efa_installed_packages", K::ReadFile, "cat /opt/amazon/efa_installed_packages",
+                "/opt/amazon/efa_installed_packages"),
+        builtin("infiniband.txt", K::ListDir, "ls /sys/class/infiniband/", "/sys/class/infiniband"),
+        exec("fi_info.txt", {"fi_info", "-p", "efa", "-t", "FI_EP_RDM"}, {"/opt/amazon/efa/bin/fi_info"}),
+        exec("lsmod.txt", {"lsmod"}, in_sbin("lsmod")),
+        exec("dev-gdrdrv.txt", {"ls", "-l", "/dev/gdrdrv"}),
+        builtin("ulimit-l.txt", K::Memlock, "ulimit -l"),
+        exec("df-nvme.txt", {"df", "-h", "/opt/dlami/nvme"}),
+        exec("uname-r.txt", {"uname", "-r"}),
+        exec("apt-mark-showhold.txt", {"apt-mark", "showhold"}),
+        exec("lfs-version.txt", {"lfs", "--version"}, {"/usr/bin/lfs", "/usr/sbin/lfs"}),
+        builtin("nvidia-fs-stats.txt", K::ReadFile, "cat /proc/driver/nvidia-fs/stats", "/proc/driver/nvidia-fs/stats"),
+        exec("lnetctl-efa.txt", {"lnetctl", "net", "show", "--net", "efa"}, in_sbin("lnetctl")),
+        exec("efa-fsx-service.txt", {"systemctl", "is-active", "configure-efa-fsx-lustre-client.service"}, {}, true),
+    };
+  }();
+  return kSpecs;
+}
+
+void interpret_probes(HostProfile& p) {
+  const auto& table = interpreters();
+  for (auto& [id, rec] : p.probes) {
+    auto it = table.find(id);
+    if (it == table.end()) continue;
+    if (rec.status != ProbeStatus::Ok && !interpret_failed(id, rec)) continue;
+    rec.parsed = Json::object();
+    try {
+      it->second(rec, p, id);
+    } catch (const Error& e) {
+      rec.parsed["parse_error"] = e.diagnostic().location() + ": " + e.diagnostic().message;
+    }
+  }
+}
+
+HostProfile capture(ProbeRunner& runner, std::chrono::milliseconds timeout, const std::string& source) {
+  const auto& specs = probe_specs();
+  std::vector<ProbeResult> results(specs.size());
+  {
+    std::vector<std::jthread> threads;
+    threads.reserve(specs.size());
+    for (size_t i = 0; i < specs.size(); ++i)
+      threads.emplace_back([&, i] {
+        try {
+          results[i] = runner.run(specs[i], timeout);
+        } catch (const std::exception& e) {  // a runner bug stays this probe's failure
+          results[i].status = ProbeStatus::Failed;
+          results[i].error = e.what();
+        }
+      });
+  }
+  HostProfile p;
+  p.captured_at = now_utc();
+  p.source = source;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    ProbeRecord rec;
+    rec.command = specs[i].command;
+    rec.status = results[i].status;
+    rec.exit_code = results[i].exit_code;
+    rec.output = std::move(results[i].output);
+    rec.error = std::move(results[i].error);
+    rec.seconds = results[i].seconds;
+    p.probes[specs[i].id] = std::move(rec);
+  }
+  interpret_probes(p);
+  return p;
+}
+
+void write_bundle(const HostProfile& p, const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) throw_errno(dir, "cannot create bundle directory");
+  for (const auto& [id, r] : p.probes) {
+    switch (r.status) {
+      case ProbeStatus::Ok: write_file_atomic(dir + "/" + id, r.output); break;
+      case ProbeStatus::Failed: write_file_atomic(dir + "/" + id + ".failed", r.error); break;
+      case ProbeStatus::Timeout: write_file_atomic(dir + "/" + id + ".timeout", r.error); break;
+      case ProbeStatus::Absent: break;
+    }
+  }
+}
+
+std::vector<std::string> unanswered_probes(const HostProfile& p) {
+  std::vector<std::string> out;
+  for (const auto& [id, r] : p.probes)
+    if (r.status != ProbeStatus::Ok) out.push_back(id + " (" + std::string(to_string(r.status)) + ")");
+  return out;
+}
+
+}  // namespace trainimg::host

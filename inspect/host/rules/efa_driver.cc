@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// efa-driver: seed 000 "Expected results", row EFA driver ("Version shown by
+// modinfo efa"; P6-B200: 3.3.0 or higher). With --baseline, the EFA
+// installer's components are compared too (seed 000: every node must share one
+// environment).
+#include "common/version.h"
+#include "inspect/host/rules.h"
+
+namespace trainimg::host {
+
+const RuleInfo& efa_driver_rule() {
+  static const RuleInfo r{"efa-driver", Severity::Error,
+                          "`modinfo efa` has no version, or below the minimum (or differs from the baseline node)",
+                          "use a DLAMI build whose EFA kernel module matches the running kernel; do not upgrade "
+                          "the kernel (modules are built for it)",
+                          "seed 000 Host validation / Expected results (EFA driver)", "host"};
+  return r;
+}
+
+void check_efa_driver(const HostContext& c) {
+  const auto& rule = efa_driver_rule();
+  const auto& v = c.profile.efa_driver_version;
+  if (!v) {
+    c.report(rule, "modinfo efa shows no version (" + c.probe_state("modinfo-efa.txt") + ")");
+  } else {
+    if (c.expect.efa_driver_min && compare_versions(*v, *c.expect.efa_driver_min) < 0)
+      c.report(rule, "EFA driver " + *v + " is below the minimum " + *c.expect.efa_driver_min);
+    if (c.expect.efa_driver && !same_release(*v, *c.expect.efa_driver) && *v != *c.expect.efa_driver)
+      c.report(rule, "EFA driver " + *v + " ≠ expected " + *c.expect.efa_driver);
+  }
+  if (c.baseline) {
+    const auto& b = *c.baseline;
+    c.drift(rule, "EFA driver", v, b.efa_driver_version);
+    c.drift(rule, "EFA installer", c.profile.efa_installer_version, b.efa_installer_version);
+    c.drift(rule, "libfabric", c.profile.libfabric_version, b.libfabric_version);
+    c.drift(rule, "aws-ofi-nccl", c.profile.ofi_nccl_version, b.ofi_nccl_version);
+    c.drift(rule, "Open MPI 4", c.profile.openmpi4_version, b.openmpi4_version);
+    c.drift(rule, "Open MPI 5", c.profile.openmpi5_version, b.openmpi5_version);
+  }
+}
+
+}  // namespace trainimg::host

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// gds-compat-mode: seed 004 §4 "How to read the nvidia-fs counters":
+// throughput alone cannot tell GDS from compat mode; Mmap/Bar1-map must rise
+// after a GDS run, Sparse Reads after a GDS read, none may move after a CPU
+// run, and every err= must be 0.
+#include "inspect/host/checkers.h"
+#include "inspect/host/rules.h"
+
+namespace trainimg::host {
+
+const RuleInfo& gds_compat_mode_rule() {
+  static const RuleInfo r{"gds-compat-mode", Severity::Error,
+                          "after a GDS run `Mmap`/`Bar1-map` did not increase, or `Sparse Reads` did not increase "
+                          "after a read, or they changed after a CPU-only run, or any `err=` ≠ 0",
+                          "gdsio ran through the CPU (compat mode): set \"allow_compat_mode\": false in a copy of "
+                          "cufile.json (CUFILE_ENV_PATH_JSON), rerun, and read the error and cufile.log",
+                          "seed 004 §4 Verify actual GDS I/O (gdsio)", "host"};
+  return r;
+}
+
+namespace {
+
+bool is_error_field(const std::string& k) {
+  return k == "err" || k.ends_with("_err") || k.ends_with("-err");
+}
+
+}  // namespace
+
+void check_gds_counters(const NvfsStats& before, const NvfsStats& after, const std::string& before_file,
+                        const std::string& after_file, GdsMode mode, long long io_size, CheckOutput& out) {
+  const auto& rule = gds_compat_mode_rule();
+  auto add = [&](int line, std::string msg) {
+    Diagnostic d = make_finding(rule, after_file, std::move(msg));
+    d.line = line;
+    out.findings.push_back(std::move(d));
+  };
+  const bool gds = mode != GdsMode::Cpu;
+  for (const char* key : {"Mmap", "Bar1-map", "Sparse Reads"}) {
+    auto b = before.counters.find(key);
+    auto a = after.counters.find(key);
+    if (b == before.counters.end() || !b->second.fields.count("n")) {
+      Diagnostic d = make_finding(rule, before_file, std::string("no `") + key + " : n=…` line in the before counters");
+      out.findings.push_back(std::move(d));
+      continue;
+    }
+    if (a == after.counters.end() || !a->second.fields.count("n")) {
+      add(0, std::string("no `") + key + " : n=…` line in the after counters");
+      continue;
+    }
+    long long vb = b->second.fields.at("n"), va = a->second.fields.at("n");
+    long long delta = va - vb;
+    std::string shown = std::string(key) + " " + std::to_string(vb) + " → " + std::to_string(va) + " (" +
+                        (delta >= 0 ? "+" : "") + std::to_string(delta);
+    if (std::string(key) == "Sparse Reads" && delta > 0 && io_size > 0)
+      shown += " = " + format_bytes(delta * io_size) + " / " + format_bytes(io_size);
+    shown += ")";
+    out.text_facts.emplace_back(key, shown.substr(std::string(key).size() + 1));
+    bool must_rise = gds && (std::string(key) != "Sparse Reads" || mode == GdsMode::GdsRead);
+    if (must_rise && delta <= 0)
+      add(a->second.line, shown + " after a GDS " + (mode == GdsMode::GdsRead ? "read" : "write") +
+                              ": the I/O did not take the GDS path (cuFile compat mode, through the CPU)");
+    if (!gds && delta != 0)
+      add(a->second.line, shown + " after a CPU-only run: these counters must stay the same (another GDS job ran, "
+                                  "or the files are not the right before/after pair)");
+  }
+  for (const auto& [key, c] : after.counters) {
+    for (const auto& [field, v] : c.fields) {
+      bool error_line = key == "Error";
+      if (v != 0 && (error_line || is_error_field(field)))
+        add(c.line, key + " " + field + "=" + std::to_string(v) + " (every error count must be 0)");
+    }
+  }
+}
+
+}  // namespace trainimg::host

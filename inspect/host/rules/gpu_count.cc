@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// gpu-count: seed 000 "Expected results", row GPU ("All GPUs matching the
+// instance type recognized"; P6-B200: NVIDIA B200 × 8).
+#include "inspect/host/rules.h"
+
+namespace trainimg::host {
+
+const RuleInfo& gpu_count_rule() {
+  static const RuleInfo r{"gpu-count", Severity::Error,
+                          "nvidia-smi GPUs ≠ expected for the instance type (count, model, one driver)",
+                          "check `nvidia-smi --query-gpu=index,name,driver_version --format=csv`; a missing GPU "
+                          "needs the instance replaced or AWS support, a driver mismatch a fresh DLAMI build",
+                          "seed 000 Host validation / Expected results (GPU)", "host"};
+  return r;
+}
+
+void check_gpu_count(const HostContext& c) {
+  const auto& rule = gpu_count_rule();
+  const auto& p = c.profile;
+  if (!c.probe_ok("nvidia-smi.csv")) {
+    c.report(rule, "nvidia-smi did not list the GPUs (" + c.probe_state("nvidia-smi.csv") + ")");
+    return;
+  }
+  int n = p.gpu_count.value_or(0);
+  if (n == 0) {
+    c.report(rule, "nvidia-smi lists no GPU");
+    return;
+  }
+  if (c.expect.gpus && n != *c.expect.gpus)
+    c.report(rule, "nvidia-smi lists " + std::to_string(n) + " GPUs, expected " + std::to_string(*c.expect.gpus));
+  if (c.expect.gpu_model) {
+    for (const auto& g : p.gpus)
+      if (g.name.find(*c.expect.gpu_model) == std::string::npos) {
+        c.report(rule, "GPU " + std::to_string(g.index) + " is " + g.name + ", expected " + *c.expect.gpu_model);
+        break;
+      }
+  }
+  for (const auto& g : p.gpus)
+    if (g.driver_version != p.gpus.front().driver_version) {
+      c.report(rule, "GPU " + std::to_string(g.index) + " reports driver " + g.driver_version + ", GPU " +
+                         std::to_string(p.gpus.front().index) + " driver " + p.gpus.front().driver_version);
+      break;
+    }
+  if (!c.expect.gpus && !c.baseline)
+    c.note("gpu-count: " + std::to_string(n) + " × " + p.gpu_model.value_or("?") +
+           " seen; pass --expect gpus=N to check the count");
+  if (c.baseline) {
+    auto count = [](const HostProfile& h) {
+      return h.gpu_count ? std::optional<std::string>(std::to_string(*h.gpu_count)) : std::nullopt;
+    };
+    c.drift(rule, "GPU count", count(p), count(*c.baseline));
+    c.drift(rule, "GPU model", p.gpu_model, c.baseline->gpu_model);
+    c.drift(rule, "NVIDIA driver", p.driver_version, c.baseline->driver_version);
+    c.drift(rule, "CUDA driver version", p.cuda_driver_version, c.baseline->cuda_driver_version);
+  }
+}
+
+}  // namespace trainimg::host

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The shared parts of the host rules: context helpers, --expect parsing and
+// the explicit rule list.
+#include "common/error.h"
+#include "inspect/host/parsers.h"
+#include "inspect/host/rules.h"
+
+namespace trainimg::host {
+
+Diagnostic make_finding(const RuleInfo& rule, const std::string& file, std::string message) {
+  Diagnostic d;
+  d.severity = rule.severity;
+  d.rule_id = rule.id;
+  d.message = std::move(message);
+  d.hint = rule.fix;
+  d.seed = rule.seed;
+  d.file = file;
+  return d;
+}
+
+void HostContext::report(const RuleInfo& rule, std::string message, std::optional<Severity> sev) const {
+  Diagnostic d = make_finding(rule, file, std::move(message));
+  if (sev) d.severity = *sev;
+  findings->push_back(std::move(d));
+}
+
+std::string HostContext::probe_state(const std::string& id) const {
+  auto it = profile.probes.find(id);
+  if (it == profile.probes.end()) return "not captured";
+  const auto& r = it->second;
+  std::string s(to_string(r.status));
+  if (r.parsed.is_object() && r.parsed.contains("parse_error"))
+    return "unreadable output: " + r.parsed["parse_error"].get<std::string>();
+  std::string why = std::string(trim(first_line(r.error).value_or("")));
+  return why.empty() ? s : s + ": " + why;
+}
+
+bool HostContext::probe_ok(const std::string& id) const {
+  auto it = profile.probes.find(id);
+  return it != profile.probes.end() && it->second.status == ProbeStatus::Ok &&
+         !(it->second.parsed.is_object() && it->second.parsed.contains("parse_error"));
+}
+
+bool HostContext::lustre_in_use() const {
+  if (expect.lustre) return *expect.lustre;
+  return profile.lustre_module_loaded.value_or(false) || profile.lnet_efa_count.value_or(0) > 0 ||
+         profile.efa_fsx_service.value_or("") == "active";
+}
+
+void HostContext::drift(const RuleInfo& rule, const std::string& what, const std::optional<std::string>& mine,
+                        const std::optional<std::string>& base) const {
+  if (!baseline) return;
+  std::string ref = baseline->hostname.empty() ? baseline_file : baseline->hostname;
+  if (!mine || !base) {
+    if (mine != base)
+      note(rule.id + ": " + what + " is " + mine.value_or("unknown") + " here and " + base.value_or("unknown") +
+           " on the baseline " + ref + "; not compared");
+    return;
+  }
+  if (*mine != *base)
+    report(rule, what + " " + *mine + " differs from the baseline node " + ref + " (" + *base +
+                     "): every node must share one environment");
+}
+
+Expectations parse_expectations(std::string_view spec) {
+  Expectations e;
+  size_t pos = 0;
+  auto fail = [&spec](size_t at, const std::string& msg) {
+    fail_at("--expect", 1, static_cast<int>(at) + 1, spec, msg,
+            "keys: gpus=N, efas=N, gpu-model=NAME, efa-driver>=V, efa-driver=V, kernel=K, nvidia-fs>=V, "
+            "lustre=yes|no, gds=yes|no, lnet-efas=N");
+  };
+  while (pos < spec.size()) {
+    size_t comma = spec.find(',', pos);
+    std::string_view item = spec.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    size_t op_at = item.find_first_of("=>");
+    if (op_at == std::string_view::npos) fail(pos, "\"" + std::string(item) + "\" has no '=' or '>='");
+    std::string key(trim(item.substr(0, op_at)));
+    bool ge = item.substr(op_at, 2) == ">=";
+    if (!ge && item[op_at] != '=') fail(pos + op_at, "expected '=' or '>=' after \"" + key + "\"");
+    std::string value(trim(item.substr(op_at + (ge ? 2 : 1))));
+    size_t value_at = pos + op_at + (ge ? 2 : 1);
+    if (value.empty()) fail(value_at, "\"" + key + "\" has no value");
+    auto number = [&]() {
+      auto n = to_int(value);
+      if (!n || *n < 0) fail(value_at, "\"" + key + "\" needs a count, not \"" + value + "\"");
+      return static_cast<int>(n.value_or(0));
+    };
+    auto yes_no = [&]() {
+      if (value == "yes" || value == "true") return true;
+      if (value == "no" || value == "false") return false;
+      fail(value_at, "\"" + key + "\" is yes or no, not \"" + value + "\"");
+      return false;  // not reached: fail throws
+    };
+    auto only_eq = [&]() {
+      if (ge) fail(pos + op_at, "\"" + key + "\" takes '=', not '>='");
+    };
+    if (key == "gpus") only_eq(), e.gpus = number();
+    else if (key == "efas") only_eq(), e.efas = number();
+    else if (key == "lnet-efas") only_eq(), e.lnet_efas = number();
+    else if (key == "gpu-model") only_eq(), e.gpu_model = value;
+    else if (key == "kernel") only_eq(), e.kernel = value;
+    else if (key == "lustre") only_eq(), e.lustre = yes_no();
+    else if (key == "gds") only_eq(), e.gds = yes_no();
+    else if (key == "efa-driver") (ge ? e.efa_driver_min : e.efa_driver) = value;
+    else if (key == "nvidia-fs") {
+      if (!ge) fail(pos + op_at, "\"nvidia-fs\" takes '>=' (a minimum version)");
+      e.nvidia_fs_min = value;
+    } else {
+      fail(pos, "unknown expectation \"" + key + "\"");
+    }
+    if (comma == std::string_view::npos) break;
+    pos = comma + 1;
+  }
+  return e;
+}
+
+std::vector<RuleInfo> profile_rules() {
+  return {gpu_count_rule(),     fabric_manager_rule(), efa_driver_rule(),    efa_device_count_rule(),
+          gdrcopy_rule(),       memlock_rule(),        nvme_mount_rule(),    kernel_changed_rule(),
+          lustre_client_rule(), nvidia_fs_rule(),      lnet_efa_rule()};
+}
+
+std::vector<RuleInfo> host_rules() {
+  auto r = profile_rules();
+  for (auto f : {gdscheck_rule, gds_compat_mode_rule, nccl_log_rule, nccl_tests_rule}) r.push_back(f());
+  return r;
+}
+
+HostCheckResult check_host(const HostProfile& p, const Expectations& e, const HostProfile* baseline,
+                           const std::string& file, const std::string& baseline_file) {
+  HostCheckResult out;
+  HostContext c{p, e, baseline, file, baseline_file, &out.findings, &out.notes};
+  for (auto* check : {check_gpu_count, check_fabric_manager, check_efa_driver, check_efa_device_count, check_gdrcopy,
+                      check_memlock, check_nvme_mount, check_kernel_changed, check_lustre_client, check_nvidia_fs,
+                      check_lnet_efa})
+    check(c);
+  return out;
+}
+
+}  // namespace trainimg::host

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// lnet-efa: seed 004 §2 (`lnetctl net show --net efa`: one `nid: …@efa` per
+// EFA interface, each `status: up`; configure-efa-fsx-lustre-client active).
+#include "inspect/host/rules.h"
+
+namespace trainimg::host {
+
+const RuleInfo& lnet_efa_rule() {
+  static const RuleInfo r{"lnet-efa", Severity::Error,
+                          "`lnetctl net show --net efa` @efa count ≠ expected, an interface not up, or the "
+                          "configure-efa-fsx-lustre-client service not active",
+                          "run the FSx client's `sudo ./setup.sh --optimized-for-gds`, then remount; check "
+                          "journalctl -u configure-efa-fsx-lustre-client.service",
+                          "seed 004 §2 Verify the FSx client EFA configuration", "host"};
+  return r;
+}
+
+void check_lnet_efa(const HostContext& c) {
+  const auto& p = c.profile;
+  bool wanted = c.expect.lnet_efas.has_value() || c.lustre_in_use();
+  if (!wanted) {
+    c.note("lnet-efa: not checked (Lustre not in use; pass --expect lustre=yes or lnet-efas=N)");
+    return;
+  }
+  if (!p.lnet_efa_count) {
+    c.report(lnet_efa_rule(), "cannot read LNet EFA interfaces (" + c.probe_state("lnetctl-efa.txt") + ")");
+  } else {
+    int n = *p.lnet_efa_count;
+    std::optional<int> want = c.expect.lnet_efas ? c.expect.lnet_efas : c.expect.efas;
+    if (!want) want = p.efa_device_count;
+    if (n == 0) c.report(lnet_efa_rule(), "LNet has no EFA interface (no `nid: …@efa`): FSx traffic goes over TCP");
+    else if (want && n != *want)
+      c.report(lnet_efa_rule(), std::to_string(n) + " LNet @efa interfaces, expected " + std::to_string(*want));
+    if (n > 0 && p.lnet_efa_up.value_or(0) != n)
+      c.report(lnet_efa_rule(), std::to_string(n - p.lnet_efa_up.value_or(0)) + " of " + std::to_string(n) +
+                                    " LNet @efa interfaces are not `status: up`");
+  }
+  if (p.efa_fsx_service.value_or("") != "active")
+    c.report(lnet_efa_rule(), "configure-efa-fsx-lustre-client.service is " +
+                                  p.efa_fsx_service.value_or("unknown (" + c.probe_state("efa-fsx-service.txt") + ")") +
+                                  ", expected active");
+}
+
+}  // namespace trainimg::host

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// lustre-client: seed 000 "When using FSx for Lustre" (`lfs --version`).
+#include "inspect/host/rules.h"
+
+namespace trainimg::host {
+
+const RuleInfo& lustre_client_rule() {
+  static const RuleInfo r{"lustre-client", Severity::Warning, "`lfs --version` missing when Lustre is in use",
+                          "install the Lustre client built for the running kernel (the DLAMI ships one); a kernel "
+                          "change leaves it without modules",
+                          "seed 000 Host validation (When using FSx for Lustre)", "host"};
+  return r;
+}
+
+void check_lustre_client(const HostContext& c) {
+  if (!c.lustre_in_use()) {
+    c.note("lustre-client: not checked (Lustre not in use; pass --expect lustre=yes to require it)");
+    return;
+  }
+  if (!c.profile.lustre_version)
+    c.report(lustre_client_rule(), "Lustre is in use but `lfs --version` gave no version (" +
+                                       c.probe_state("lfs-version.txt") + ")");
+  if (c.baseline) c.drift(lustre_client_rule(), "Lustre client", c.profile.lustre_version, c.baseline->lustre_version);
+}
+
+}  // namespace trainimg::host

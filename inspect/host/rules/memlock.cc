@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// memlock: seed 000 "Expected results", row memlock = unlimited (collective
+// libraries pin large amounts of memory).
+#include "inspect/host/rules.h"
+
+namespace trainimg::host {
+
+const RuleInfo& memlock_rule() {
+  static const RuleInfo r{"memlock", Severity::Error, "`ulimit -l` ≠ unlimited",
+                          "set `* - memlock unlimited` in /etc/security/limits.d and, under Slurm, "
+                          "PropagateResourceLimitsExcept=MEMLOCK or LimitMEMLOCK=infinity for slurmd",
+                          "seed 000 Host validation / Expected results (memlock)", "host"};
+  return r;
+}
+
+void check_memlock(const HostContext& c) {
+  const auto& m = c.profile.memlock;
+  if (!m) c.report(memlock_rule(), "cannot read the memlock limit (" + c.probe_state("ulimit-l.txt") + ")");
+  else if (*m != "unlimited") c.report(memlock_rule(), "memlock limit is " + *m + " KiB, expected unlimited");
+}
+
+}  // namespace trainimg::host

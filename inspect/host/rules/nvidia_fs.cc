@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// nvidia-fs: seed 004 §1 (module loaded, NVFS Driver version at or above the
+// minimum; 2.24.2 for FSx for Lustre).
+#include "common/version.h"
+#include "inspect/host/checkers.h"
+#include "inspect/host/rules.h"
+
+namespace trainimg::host {
+
+const RuleInfo& nvidia_fs_rule() {
+  static const RuleInfo r{"nvidia-fs", Severity::Error, "nvidia-fs module missing or version < minimum (2.24.2 for FSx)",
+                          "sudo modprobe nvidia_fs; if missing or too old build it from NVIDIA/gds-nvidia-fs "
+                          "(NVFS_MAX_PEER_DEVS=128 NVFS_MAX_PCI_DEPTH=16 make; insmod) and bake it into the AMI",
+                          "seed 004 §1 Verify the GDS driver (nvidia-fs)", "host"};
+  return r;
+}
+
+void check_nvidia_fs(const HostContext& c) {
+  const auto& p = c.profile;
+  bool wanted = c.expect.gds.value_or(false) || c.expect.nvidia_fs_min.has_value();
+  if (!wanted && !p.nvidia_fs_loaded.value_or(false)) {
+    c.note("nvidia-fs: not checked (no GDS expectation; pass --expect gds=yes or nvidia-fs>=V)");
+    return;
+  }
+  std::string min = c.expect.nvidia_fs_min.value_or(std::string(kDefaultMinNvidiaFs));
+  if (!p.nvidia_fs_loaded.value_or(false)) {
+    c.report(nvidia_fs_rule(), p.nvidia_fs_loaded ? "nvidia_fs is not loaded (not in lsmod)"
+                                                  : "cannot tell whether nvidia_fs is loaded (" + c.probe_state("lsmod.txt") + ")");
+    return;
+  }
+  if (!p.nvidia_fs_version)
+    c.report(nvidia_fs_rule(), "nvidia_fs is loaded but its version is unknown (" + c.probe_state("nvidia-fs-stats.txt") + ")");
+  else if (compare_versions(*p.nvidia_fs_version, min) < 0)
+    c.report(nvidia_fs_rule(), "nvidia-fs " + *p.nvidia_fs_version + " is below the minimum " + min);
+  if (c.baseline) c.drift(nvidia_fs_rule(), "nvidia-fs", p.nvidia_fs_version, c.baseline->nvidia_fs_version);
+}
+
+}  // namespace trainimg::host
+
+namespace trainimg::host {
+
+void check_nvidia_fs_version(const std::optional<std::string>& version, bool two_part_only, const std::string& file,
+                             const std::string& min, CheckOutput& out) {
+  out.text_facts.emplace_back("nvidia-fs version", version.value_or("?") + " (minimum " + min + ")");
+  if (!version) {
+    out.findings.push_back(make_finding(nvidia_fs_rule(), file, "no nvidia-fs version (`NVFS Driver(version: …)`)"));
+    return;
+  }
+  std::string m = min;
+  if (two_part_only) {  // gdscheck and /proc/driver/nvidia-fs/version show two parts only
+    size_t second = m.find('.', m.find('.') + 1);
+    if (second != std::string::npos) m = m.substr(0, second);
+  }
+  if (compare_versions(*version, m) < 0)
+    out.findings.push_back(make_finding(nvidia_fs_rule(), file, "nvidia-fs " + *version + " is below the minimum " + min));
+}
+
+}  // namespace trainimg::host

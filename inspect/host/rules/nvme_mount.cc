@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// nvme-mount: seed 000 "Expected results", row Local NVMe (`/opt/dlami/nvme`
+// mounted; container image cache and scratch live there).
+#include "inspect/host/rules.h"
+
+namespace trainimg::host {
+
+const RuleInfo& nvme_mount_rule() {
+  static const RuleInfo r{"nvme-mount", Severity::Warning, "`/opt/dlami/nvme` not mounted",
+                          "check the DLAMI's LVM auto-mount of the local NVMe drives (journalctl -b | grep nvme); "
+                          "Enroot's cache and data should live there",
+                          "seed 000 Host validation / Expected results (Local NVMe)", "host"};
+  return r;
+}
+
+void check_nvme_mount(const HostContext& c) {
+  const auto& m = c.profile.nvme_mounted;
+  if (!m) c.report(nvme_mount_rule(), "cannot tell whether /opt/dlami/nvme is mounted (" + c.probe_state("df-nvme.txt") + ")");
+  else if (!*m) c.report(nvme_mount_rule(), "/opt/dlami/nvme is not a mount point (" + c.probe_state("df-nvme.txt") + ")");
+}
+
+}  // namespace trainimg::host
