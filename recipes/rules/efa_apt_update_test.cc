@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "recipes/rules/test_util.h"
+
+namespace trainimg::recipes::testing {
+namespace {
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+TEST(EfaAptUpdate, QuietWhenUpdateIsInTheSameRun) { EXPECT_THAT(hits(kSeedShort, "efa-apt-update"), IsEmpty()); }
+
+TEST(EfaAptUpdate, FiresWhenUpdateIsInASeparateRun) {
+  std::string df =
+      "FROM nvcr.io/nvidia/pytorch:26.08-py3\n"
+      "RUN apt-get update\n"
+      "RUN cd /tmp/aws-efa-installer && ./efa_installer.sh -y -g --skip-kmod --skip-limit-conf --no-verify\n";
+  EXPECT_THAT(hits(df, "efa-apt-update"), ElementsAre("3:34 error"));
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  EXPECT_EQ(d[0].message,
+            "efa_installer.sh runs without apt-get update earlier in the same RUN (the apt-get update on line 2 is in "
+            "another RUN, another layer)");
+  EXPECT_EQ(d[0].length, 18);
+}
+
+TEST(EfaAptUpdate, FiresWhenUpdateComesAfterTheInstaller) {
+  std::string df = replace(kSeedShort, "RUN apt-get update \\", "RUN apt-get -qq clean \\");
+  df = replace(df, "&& cd / &&", "&& apt-get update && cd / &&");
+  EXPECT_THAT(hits(df, "efa-apt-update"), ElementsAre("9:5 error"));
+}
+
+TEST(EfaAptUpdate, FiresWhenListsAreWipedBetweenUpdateAndInstaller) {
+  std::string df = replace(kSeedShort, " && cd /tmp \\", " && rm -rf /var/lib/apt/lists/* && cd /tmp \\");
+  EXPECT_THAT(hits(df, "efa-apt-update"), ElementsAre("5:5 error"));
+}
+
+TEST(EfaAptUpdate, QuietWhenListsAreWipedAfterTheInstaller) {
+  // The seed itself removes /var/lib/apt/lists/* after the installer.
+  EXPECT_THAT(hits(kSeedShort, "efa-apt-update"), IsEmpty());
+}
+
+TEST(EfaAptUpdate, UpdateInsideShDashCCounts) {
+  std::string df =
+      "FROM ubuntu:24.04\n"
+      "RUN sh -c 'apt-get -o Acquire::Retries=3 update' && ./efa_installer.sh -y -g -k -l -n\n";
+  EXPECT_THAT(hits(df, "efa-apt-update"), IsEmpty());
+}
+
+TEST(EfaAptUpdate, UpdateOnlyEchoedDoesNotCount) {
+  std::string df =
+      "FROM ubuntu:24.04\n"
+      "RUN echo apt-get update && ./efa_installer.sh -y -g -k -l -n\n";
+  EXPECT_THAT(hits(df, "efa-apt-update"), ElementsAre("2:28 error"));
+}
+
+TEST(EfaAptUpdate, SuppressedByPragmaOnTheLineBefore) {
+  std::string df =
+      "FROM ubuntu:24.04\n"
+      "# trainimg: ignore=efa-apt-update\n"
+      "RUN ./efa_installer.sh -y -g -k -l -n\n";
+  EXPECT_THAT(hits(df, "efa-apt-update"), IsEmpty());
+}
+
+}  // namespace
+}  // namespace trainimg::recipes::testing
