@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/fd.h"
 #include "inspect/sources/dir_source.h"
+#include "inspect/sources/docker_archive_source.h"
 
 namespace trainimg::inspect {
 namespace {
@@ -25,6 +26,7 @@ struct Scheme {
 };
 
 const Scheme kSchemes[] = {
+    {"docker-archive:", open_docker_archive_source},
     {"dir:", open_dir_source},
 };
 

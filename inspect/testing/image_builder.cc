@@ -403,6 +403,38 @@ class MemorySource : public ImageSource {
 
 std::unique_ptr<ImageSource> memory_source(const ImageSpec& img) { return std::make_unique<MemorySource>(img); }
 
+std::string tree_listing(const MergedTree& t, bool with_layers) {
+  static const char* kTypes[] = {"file", "dir", "symlink", "hardlink", "fifo", "chardev", "blockdev", "socket"};
+  std::ostringstream o;
+  auto line = [&](const Entry& e) {
+    o << e.path << ' ' << kTypes[static_cast<int>(e.type)] << ' ' << std::oct << e.mode << std::dec << ' ' << e.size;
+    if (!e.link_target.empty()) o << " ->" << e.link_target;
+    if (e.type == EntryType::CharDev || e.type == EntryType::BlockDev) o << ' ' << e.rdev_major << ':' << e.rdev_minor;
+    if (with_layers) o << " @" << e.layer;
+  };
+  for (const auto& [path, e] : t.entries) {
+    if (path == "/") continue;  // root metadata differs by kind (a rootfs dir's mode is the host's)
+    line(e);
+    if (auto c = t.captured.find(path); c != t.captured.end()) o << ' ' << c->second.dump();
+    o << '\n';
+  }
+  if (with_layers) {
+    o << "removed:\n";
+    for (const auto& e : t.removed) {
+      line(e);
+      o << " by " << t.removed_by.at(e.path) << '\n';
+    }
+  }
+  return o.str();
+}
+
+nlohmann::json capture_all(const Entry&, ContentReader& r) {
+  std::string s;
+  char buf[65536];
+  while (size_t n = r.read(buf, sizeof buf)) s.append(buf, n);
+  return s;
+}
+
 TempDir::TempDir() {
   const char* base = std::getenv("TMPDIR");
   std::string tmpl = std::string(base && *base ? base : "/tmp") + "/trainimg-test-XXXXXX";

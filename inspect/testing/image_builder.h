@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "inspect/source.h"
+#include "inspect/tree.h"
 
 namespace trainimg::inspect::testing {
 
@@ -89,6 +90,15 @@ void write_rootfs(const ImageSpec& img, const std::string& dir);
 /// "layer0", "layer1", …). A stand-in for unit tests of rules, not a real
 /// image: tests that use it say so in their names.
 std::unique_ptr<ImageSource> memory_source(const ImageSpec& img);
+
+/// The merged tree as text, one line per entry ("path type mode size ->link
+/// [captured JSON]"), removed entries after "removed:" with their deleting
+/// layer when `with_layers`. Layer ids and mtimes are left out otherwise, so
+/// trees of the same image from different source kinds compare equal.
+std::string tree_listing(const MergedTree& t, bool with_layers = false);
+
+/// read_all capture: the whole file as a JSON string (tests only).
+nlohmann::json capture_all(const Entry& e, ContentReader& r);
 
 /// A fresh empty directory under $TMPDIR (or /tmp) for one test; removed by
 /// the TempDir destructor.

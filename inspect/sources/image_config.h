@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The docker/OCI image config JSON (shared by the docker-archive, OCI and
+// dockerd sources) and docker's manifest.json.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "inspect/source.h"
+
+namespace trainimg::inspect {
+
+/// Parses JSON text; throws Error(file, "<what>: invalid JSON at byte N: …").
+nlohmann::json parse_json(std::string_view text, const std::string& file, const std::string& what);
+
+struct ParsedConfig {
+  ImageConfig config;
+  std::vector<std::string> diff_ids;  ///< rootfs.diff_ids, lowest layer first
+};
+
+/// Reads `config` (Env, Entrypoint, Cmd, WorkingDir, User, Labels, Volumes),
+/// architecture, os and rootfs.diff_ids. Throws Error naming `file`/`what`
+/// when a field has the wrong JSON type.
+ParsedConfig parse_image_config(const nlohmann::json& j, const std::string& file, const std::string& what);
+
+/// One image of a docker archive's manifest.json.
+struct ArchiveImage {
+  std::string config;               ///< member name of the config JSON
+  std::vector<std::string> layers;  ///< member names, lowest first
+  std::vector<std::string> repo_tags;
+};
+
+/// Picks the image of manifest.json that `ref` names (a RepoTags entry, with
+/// ":latest" implied); with an empty ref the archive must hold exactly one
+/// image. Throws Error listing the tags that exist otherwise.
+ArchiveImage select_archive_image(const nlohmann::json& manifest, const std::string& ref, const std::string& file);
+
+/// For blob-named members ("blobs/sha256/<hex>", "<hex>.json",
+/// "<hex>/layer.tar" is NOT one) the digest the name claims, else "".
+std::string digest_from_member_name(const std::string& member);
+
+}  // namespace trainimg::inspect

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "inspect/sources/tar_layer.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <set>
+#include <vector>
+
+#include "common/error.h"
+#include "inspect/tree.h"
+
+namespace trainimg::inspect {
+
+uint64_t ByteSource::skip(uint64_t n) {
+  char buf[65536];
+  uint64_t done = 0;
+  while (done < n) {
+    size_t got = read(buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, n - done)));
+    if (got == 0) break;
+    done += got;
+  }
+  return done;
+}
+
+size_t FileRange::read(char* buf, size_t n) {
+  n = static_cast<size_t>(std::min<uint64_t>(n, end_ - pos_));
+  if (n == 0) return 0;
+  for (;;) {
+    ssize_t got = pread(fd_, buf, n, static_cast<off_t>(pos_));
+    if (got >= 0) {
+      pos_ += static_cast<uint64_t>(got);
+      return static_cast<size_t>(got);
+    }
+    if (errno != EINTR) throw_errno(name_, "read at offset " + std::to_string(pos_));
+  }
+}
+
+uint64_t FileRange::skip(uint64_t n) {
+  uint64_t step = std::min(n, end_ - pos_);
+  pos_ += step;
+  return step;
+}
+
+size_t HashingSource::read(char* buf, size_t n) {
+  size_t got = inner_.read(buf, n);
+  sha_.update(buf, got);
+  bytes_ += got;
+  return got;
+}
+
+uint64_t HashingSource::skip(uint64_t n) {
+  if (!seekable()) return ByteSource::skip(n);  // read (and hash) what is skipped
+  uint64_t got = inner_.skip(n);
+  if (got > 0) hashed_all_ = false;
+  bytes_ += got;
+  return got;
+}
+
+std::optional<std::string> HashingSource::finish(const std::string& file, const std::string& member,
+                                                 uint64_t max_left) {
+  if (!hashed_all_) return std::nullopt;
+  char buf[65536];
+  uint64_t left = 0;
+  while (size_t got = read(buf, sizeof buf)) {
+    left += got;
+    if (left > max_left)
+      throw Error(file, member + ": more than " + std::to_string(max_left) + " bytes of trailing data after the end " +
+                            "of the tar at offset " + std::to_string(bytes_ - left));
+  }
+  return sha_.digest();
+}
+
+TarReader::TarReader(ByteSource& in, std::string file, std::string member, size_t buffer_size)
+    : in_(in), file_(std::move(file)), member_(std::move(member)), buf_(buffer_size) {
+  a_ = archive_read_new();
+  if (!a_) throw std::bad_alloc();
+  archive_read_support_filter_all(a_);
+  archive_read_support_format_tar(a_);
+  archive_read_support_format_empty(a_);  // a 0-byte layer blob is an empty layer
+  archive_read_set_read_callback(a_, &TarReader::read_cb);
+  archive_read_set_skip_callback(a_, &TarReader::skip_cb);
+  archive_read_set_callback_data(a_, this);
+  check(archive_read_open1(a_), "open");
+}
+
+TarReader::~TarReader() { archive_read_free(a_); }
+
+la_ssize_t TarReader::read_cb(archive*, void* self, const void** buf) {
+  auto* t = static_cast<TarReader*>(self);
+  try {
+    *buf = t->buf_.data();
+    return static_cast<la_ssize_t>(t->in_.read(t->buf_.data(), t->buf_.size()));
+  } catch (...) {
+    t->error_ = std::current_exception();
+    return ARCHIVE_FATAL;
+  }
+}
+
+la_int64_t TarReader::skip_cb(archive*, void* self, la_int64_t n) {
+  auto* t = static_cast<TarReader*>(self);
+  if (!t->in_.seekable() || n <= 0) return 0;  // libarchive then reads and drops
+  try {
+    return static_cast<la_int64_t>(t->in_.skip(static_cast<uint64_t>(n)));
+  } catch (...) {
+    t->error_ = std::current_exception();
+    return ARCHIVE_FATAL;
+  }
+}
+
+void TarReader::check(int rc, const std::string& context) {
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  if (rc >= ARCHIVE_WARN) return;
+  const char* msg = archive_error_string(a_);
+  fail(context, msg ? msg : "libarchive error " + std::to_string(rc));
+}
+
+void TarReader::fail(const std::string& context, const std::string& what) const {
+  throw Error(file_, (member_.empty() ? "" : member_ + ": ") + context + ": " + what);
+}
+
+archive_entry* TarReader::next() {
+  archive_entry* e = nullptr;
+  int rc = archive_read_next_header(a_, &e);
+  if (rc == ARCHIVE_EOF) {
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+    return nullptr;
+  }
+  check(rc, last_name_.empty() ? "at tar offset " + std::to_string(data_offset())
+                               : "after member '" + last_name_ + "' at tar offset " + std::to_string(data_offset()));
+  const char* name = archive_entry_pathname(e);
+  last_name_ = name ? name : "";
+  return e;
+}
+
+size_t TarReader::read(char* buf, size_t n) {
+  la_ssize_t got = archive_read_data(a_, buf, n);
+  if (got < 0)
+    check(static_cast<int>(got),
+          "member '" + last_name_ + "' (header at tar offset " + std::to_string(header_offset()) + ")");
+  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  return static_cast<size_t>(std::max<la_ssize_t>(got, 0));
+}
+
+int64_t TarReader::header_offset() const { return archive_read_header_position(a_); }
+int64_t TarReader::data_offset() const { return archive_filter_bytes(a_, 0); }
+bool TarReader::compressed() const { return archive_filter_count(a_) > 1; }
+
+std::optional<std::string> safe_member_path(const std::string& raw, std::string& why) {
+  if (raw.empty()) {
+    why = "empty member name";
+    return std::nullopt;
+  }
+  if (raw[0] == '/') {
+    why = "absolute member name";
+    return std::nullopt;
+  }
+  int depth = 0;
+  size_t start = 0;
+  while (start <= raw.size()) {
+    size_t slash = std::min(raw.find('/', start), raw.size());
+    std::string_view part(raw.data() + start, slash - start);
+    if (part == "..") {
+      if (--depth < 0) {
+        why = "path traversal: '..' climbs out of the image root";
+        return std::nullopt;
+      }
+    } else if (!part.empty() && part != ".") {
+      ++depth;
+    }
+    start = slash + 1;
+  }
+  return normalize_path(raw);
+}
+
+namespace {
+
+class MemberReader : public ContentReader {
+ public:
+  explicit MemberReader(TarReader& t) : t_(t) {}
+  size_t read(char* buf, size_t n) override { return t_.read(buf, n); }
+
+ private:
+  TarReader& t_;
+};
+
+EntryType type_of(archive_entry* ae) {
+  if (archive_entry_hardlink(ae)) return EntryType::Hardlink;
+  switch (archive_entry_filetype(ae)) {
+    case AE_IFDIR: return EntryType::Dir;
+    case AE_IFLNK: return EntryType::Symlink;
+    case AE_IFIFO: return EntryType::Fifo;
+    case AE_IFCHR: return EntryType::CharDev;
+    case AE_IFBLK: return EntryType::BlockDev;
+    case AE_IFSOCK: return EntryType::Socket;
+    default: return EntryType::File;
+  }
+}
+
+// Tracks what one layer has written, to refuse members that only make sense
+// as an attack on an extractor.
+class LayerChecks {
+ public:
+  LayerChecks(TarReader& t) : t_(t) {}
+
+  Entry convert(archive_entry* ae) {
+    const char* raw = archive_entry_pathname(ae);
+    const std::string name = raw ? raw : "";
+    std::string why;
+    auto path = safe_member_path(name, why);
+    if (!path) t_.fail(where(name), why);
+    Entry e;
+    e.path = *path;
+    e.type = type_of(ae);
+    e.mode = archive_entry_perm(ae) & 07777;
+    e.uid = static_cast<uint32_t>(archive_entry_uid(ae));
+    e.gid = static_cast<uint32_t>(archive_entry_gid(ae));
+    e.mtime = archive_entry_mtime(ae);
+    if (e.type == EntryType::File) e.size = static_cast<uint64_t>(std::max<la_int64_t>(archive_entry_size(ae), 0));
+    if (e.type == EntryType::CharDev || e.type == EntryType::BlockDev) {
+      e.rdev_major = static_cast<uint32_t>(archive_entry_rdevmajor(ae));
+      e.rdev_minor = static_cast<uint32_t>(archive_entry_rdevminor(ae));
+    }
+    if (e.type == EntryType::Symlink) {
+      const char* target = archive_entry_symlink(ae);
+      e.link_target = target ? target : "";
+    }
+    if (e.type == EntryType::Hardlink) {
+      const std::string target = archive_entry_hardlink(ae);
+      auto t = safe_member_path(target, why);
+      if (!t) t_.fail(where(name), "hard link target '" + target + "': " + why);
+      if (!files_.count(*t)) t_.fail(where(name), "hard link to missing target '" + target + "'");
+      e.link_target = *t;
+    }
+    archive_entry_xattr_reset(ae);
+    const char* xname = nullptr;
+    const void* xval = nullptr;
+    size_t xsize = 0;
+    while (archive_entry_xattr_next(ae, &xname, &xval, &xsize) == ARCHIVE_OK)
+      e.xattrs[xname] = std::string(static_cast<const char*>(xval), xsize);
+    check_parents(e.path, name);
+    record(e);
+    return e;
+  }
+
+ private:
+  std::string where(const std::string& name) const {
+    return "member '" + name + "' (header at tar offset " + std::to_string(t_.header_offset()) + ")";
+  }
+
+  // A member below a symlink written by the same layer would be written
+  // through that symlink by a naive extractor: the classic escape.
+  void check_parents(const std::string& path, const std::string& name) {
+    if (symlinks_.empty()) return;
+    for (auto slash = path.rfind('/'); slash != 0 && slash != std::string::npos; slash = path.rfind('/', slash - 1)) {
+      std::string parent = path.substr(0, slash);
+      if (symlinks_.count(parent)) t_.fail(where(name), "written through the symlink '" + parent + "' of the same layer");
+    }
+  }
+
+  void record(const Entry& e) {
+    symlinks_.erase(e.path);
+    files_.erase(e.path);
+    if (e.type == EntryType::Symlink) symlinks_.insert(e.path);
+    if (e.type == EntryType::File || e.type == EntryType::Hardlink) files_.insert(e.path);
+  }
+
+  TarReader& t_;
+  std::set<std::string> symlinks_;
+  std::set<std::string> files_;
+};
+
+}  // namespace
+
+void walk_layer_tar(ByteSource& in, const LayerInput& where, LayerVisitor& v) {
+  TarReader t(in, where.file, "layer " + where.member);
+  LayerChecks checks(t);
+  v.begin_layer(where.layer_id, where.index);
+  while (archive_entry* ae = t.next()) {
+    Entry e = checks.convert(ae);
+    e.layer = where.layer_id;
+    if (v.entry(e) && e.type == EntryType::File) {
+      MemberReader r(t);
+      v.content(e, r);
+    }
+  }
+  v.end_layer(where.layer_id, where.index);
+}
+
+}  // namespace trainimg::inspect

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Reading one layer tar (plain, gzip or zstd; libarchive detects which) and
+// offering its entries to a LayerVisitor. Shared by the docker-archive, OCI
+// and dockerd sources. Hostile members are refused here, each as one Error
+// naming the input, the layer and the member (with its tar offset):
+// absolute names, `..` that climbs above the root, hard links to a member
+// not seen earlier in the layer, members written through a symlink of the
+// same layer, truncated or corrupt streams. Data nobody wants is skipped:
+// seeked over when the bytes come from a seekable, uncompressed source.
+#pragma once
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <cstdint>
+#include <exception>
+#include <vector>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "common/fd.h"
+#include "inspect/source.h"
+#include "inspect/sources/digest.h"
+
+namespace trainimg::inspect {
+
+/// Where a layer's (or an archive's) bytes come from. read() returns 0 at
+/// the end and throws trainimg::Error on failure.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  virtual size_t read(char* buf, size_t n) = 0;
+  /// Skips up to n bytes and returns how many were skipped; the default
+  /// reads and drops. Seekable sources override it with a seek.
+  virtual uint64_t skip(uint64_t n);
+  virtual bool seekable() const { return false; }
+};
+
+/// Bytes [offset, offset+length) of an open file, read with pread; skip()
+/// seeks (never past the end of the range).
+class FileRange : public ByteSource {
+ public:
+  FileRange(int fd, uint64_t offset, uint64_t length, std::string name)
+      : fd_(fd), begin_(offset), end_(offset + length), pos_(offset), name_(std::move(name)) {}
+  size_t read(char* buf, size_t n) override;
+  uint64_t skip(uint64_t n) override;
+  bool seekable() const override { return true; }
+  uint64_t position() const { return pos_ - begin_; }
+
+ private:
+  int fd_;
+  uint64_t begin_, end_, pos_;
+  std::string name_;
+};
+
+/// Passes bytes through while hashing them. A skip that the inner source
+/// seeks over makes the digest unknowable (verified() then says so), unless
+/// `allow_seek` is false, in which case skipped bytes are read and hashed.
+class HashingSource : public ByteSource {
+ public:
+  HashingSource(ByteSource& inner, bool allow_seek) : inner_(inner), allow_seek_(allow_seek) {}
+  size_t read(char* buf, size_t n) override;
+  uint64_t skip(uint64_t n) override;
+  bool seekable() const override { return allow_seek_ && inner_.seekable(); }
+  /// Reads what is left (at most `max_left` bytes, else Error "trailing
+  /// data") and returns the digest, or nullopt when bytes were seeked over.
+  std::optional<std::string> finish(const std::string& file, const std::string& member, uint64_t max_left);
+  uint64_t bytes() const { return bytes_; }
+
+ private:
+  ByteSource& inner_;
+  bool allow_seek_;
+  bool hashed_all_ = true;
+  uint64_t bytes_ = 0;
+  Sha256 sha_;
+};
+
+/// libarchive reading a tar (any compression filter) from a ByteSource. No
+/// exception crosses libarchive: one thrown by the source is kept and
+/// rethrown from next()/read(). Errors name `file` and `member`.
+class TarReader {
+ public:
+  TarReader(ByteSource& in, std::string file, std::string member, size_t buffer_size = 64 * 1024);
+  ~TarReader();
+  TarReader(const TarReader&) = delete;
+  TarReader& operator=(const TarReader&) = delete;
+  /// The next member's header, or nullptr at the end of the archive.
+  archive_entry* next();
+  /// Bytes of the current member's data; 0 at its end.
+  size_t read(char* buf, size_t n);
+  /// Offset of the current member's header in the (uncompressed) tar.
+  int64_t header_offset() const;
+  /// Offset in the uncompressed tar just past what has been consumed: the
+  /// start of the current member's data right after next().
+  int64_t data_offset() const;
+  /// True when a compression filter (gzip, zstd, …) was detected.
+  bool compressed() const;
+  /// Throws Error(file, "member: <context>: <what>").
+  [[noreturn]] void fail(const std::string& context, const std::string& what) const;
+
+ private:
+  static la_ssize_t read_cb(archive*, void* self, const void** buf);
+  static la_int64_t skip_cb(archive*, void* self, la_int64_t n);
+  void check(int rc, const std::string& context);
+  ByteSource& in_;
+  std::string file_, member_;
+  std::vector<char> buf_;
+  std::exception_ptr error_;
+  archive* a_ = nullptr;
+  std::string last_name_;
+};
+
+/// Names the layer in messages and in Entry::layer.
+struct LayerInput {
+  std::string file;      ///< the input the user named: "img.tar", "oci-dir", "dockerd://x"
+  std::string member;    ///< the blob inside it: "blobs/sha256/ab…", "<id>/layer.tar"
+  std::string layer_id;  ///< Entry::layer: the diff_id "sha256:…" when known
+  size_t index = 0;
+};
+
+/// Reads the tar in `in` and calls v.begin_layer, v.entry (and v.content for
+/// wanted regular files), v.end_layer. Throws Error as described above.
+void walk_layer_tar(ByteSource& in, const LayerInput& where, LayerVisitor& v);
+
+/// A member name made absolute and normalised ("./usr/lib/" -> "/usr/lib"),
+/// or nullopt with `why` set when it is absolute or climbs out of the root.
+std::optional<std::string> safe_member_path(const std::string& raw, std::string& why);
+
+}  // namespace trainimg::inspect
