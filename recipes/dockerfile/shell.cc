@@ -454,6 +454,7 @@ class Parser {
       }
       if (w.size() > 1 && (w[0] == '-' || w[0] == '+') && w.rfind("--", 0) != 0) {
         if (w[0] == '-' && w.find('c') != std::string::npos) c_flag = true;
+        if (w.back() == 'o') ++a;  // `-euxo pipefail`: -o takes the next word
         continue;
       }
       if (w.rfind("--", 0) == 0) continue;

@@ -76,7 +76,7 @@ std::vector<const Word*> effective_argv(const Command& c) {
       while (k < v.size() && v[k]->text.size() > 1 && (v[k]->text[0] == '-' || v[k]->text[0] == '+')) {
         if (v[k]->text[0] == '-' && v[k]->text.find('c') != std::string::npos && v[k]->text.rfind("--", 0) != 0)
           return {v.begin() + static_cast<long>(i), v.end()};
-        k += (v[k]->text == "-o" || v[k]->text == "+o") ? 2 : 1;
+        k += v[k]->text.back() == 'o' ? 2 : 1;  // `-o opt`, `-euxo pipefail`
       }
       if (k < v.size()) {
         i = k;

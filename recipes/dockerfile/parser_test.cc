@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/error.h"
+#include "recipes/dockerfile.h"
+
+namespace trainimg::recipes {
+namespace {
+using ::testing::ElementsAre;
+
+Dockerfile parse(const std::string& text) { return parse_dockerfile(SourceFile("Dockerfile", text)); }
+
+// The positioned one-line message a malformed Dockerfile produces.
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+std::string pos(const std::string& text, Span s) {
+  auto lc = SourceFile("x", text).line_col(s.offset);
+  return std::to_string(lc.line) + ":" + std::to_string(lc.column);
+}
+
+std::vector<std::string> programs(const Instruction& in) {
+  std::vector<std::string> out;
+  for (const auto& c : in.script.commands) out.push_back(std::string(to_string(c.op)) + c.program());
+  return out;
+}
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(Parser, SeedReferenceDockerfile) {
+  std::string text = read(std::string(TRAINIMG_SOURCE_DIR) + "/tests/fixtures/seed002/reference.Dockerfile");
+  Dockerfile df = parse(text);
+  ASSERT_EQ(df.stages.size(), 1u);
+  const Stage& s = df.stages[0];
+  EXPECT_EQ(s.base, "nvcr.io/nvidia/pytorch:26.08-py3");
+  EXPECT_TRUE(s.in_final_image);
+  std::vector<std::string> kw;
+  for (const auto& in : s.instructions) kw.push_back(in.keyword);
+  EXPECT_THAT(kw, ElementsAre("FROM", "ARG", "ARG", "RUN", "ENV", "ENV", "RUN"));
+  const Instruction& run = s.instructions[3];
+  EXPECT_EQ(run.line, 7);
+  EXPECT_EQ(run.end_line, 14);
+  EXPECT_THAT(programs(run), ElementsAre("apt-get", "&&apt-get", "&&cd", "&&curl", "&&tar", "&&cd", "&&efa_installer.sh",
+                                         "&&cd", "&&rm"));
+  const Command& inst = run.script.commands[6];
+  EXPECT_EQ(pos(text, inst.argv[0].span), "13:5");
+  EXPECT_EQ(inst.argv.back().text, "--no-verify");
+  const Command& curl = run.script.commands[3];
+  EXPECT_EQ(curl.argv[3].text, "https://efa-installer.amazonaws.com/aws-efa-installer-1.50.0.tar.gz");
+  EXPECT_EQ(curl.argv[3].raw, "https://efa-installer.amazonaws.com/aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz");
+  const Instruction& deepep = s.instructions[6];
+  EXPECT_EQ(deepep.script.commands[3].assignments[0].text, "DISABLE_AGGRESSIVE_PTX_INSTRS=1");
+  EXPECT_EQ(deepep.script.commands[2].argv[2].text, "94a9f8f6b146c07d97ec58f67cd6d303296d6098");
+  EXPECT_EQ(s.instructions[4].pairs[0].value, "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}");
+}
+
+TEST(Parser, VariableForms) {
+  Dockerfile df = parse(
+      "FROM x\n"
+      "ARG A=1\n"
+      "ARG EMPTY=\n"
+      "ARG UNSET\n"
+      "ENV B=${A:-9} C=${UNSET:-d} D=${EMPTY:-e} E=${A:+plus} F=${UNSET:+plus} G=$NOPE H=\\$A I='$A'\n");
+  std::vector<std::string> got;
+  for (const auto& kv : df.stages[0].instructions[4].pairs) got.push_back(kv.key + "=" + kv.value);
+  EXPECT_THAT(got, ElementsAre("B=1", "C=d", "D=e", "E=plus", "F=", "G=$NOPE", "H=$A", "I=$A"));
+  EXPECT_TRUE(df.stages[0].instructions[4].pairs[5].unresolved);
+}
+
+TEST(Parser, EnvIsSimultaneousAndLegacyFormTakesTheRestOfTheLine) {
+  Dockerfile df = parse("FROM x\nENV A=1\nENV A=2 B=$A\nENV MSG hello  world\n");
+  EXPECT_EQ(df.stages[0].instructions[2].pairs[1].value, "1");
+  EXPECT_EQ(df.stages[0].instructions[3].pairs[0].value, "hello  world");
+}
+
+TEST(Parser, GlobalArgsReachFromAndRedeclaredArgs) {
+  Dockerfile df = parse("ARG BASE=nvcr.io/nvidia/pytorch:26.08-py3\nARG V=1.50.0\nFROM ${BASE}\nARG V\nRUN echo $V\n");
+  EXPECT_EQ(df.stages[0].base, "nvcr.io/nvidia/pytorch:26.08-py3");
+  EXPECT_EQ(df.stages[0].instructions[2].script.commands[0].argv[1].text, "1.50.0");
+  // Without re-declaration a global ARG is not visible in the stage.
+  Dockerfile df2 = parse("ARG V=1.50.0\nFROM x\nRUN echo $V\n");
+  EXPECT_EQ(df2.stages[0].instructions[1].script.commands[0].argv[1].text, "$V");
+}
+
+TEST(Parser, StagesInTheFinalImage) {
+  Dockerfile df = parse(
+      "FROM ubuntu:24.04 AS Build\n"
+      "ENV X=from-build\n"
+      "FROM nvcr.io/nvidia/pytorch:26.08-py3 AS base\n"
+      "ENV Y=1\n"
+      "FROM base\n"
+      "COPY --from=build /out /opt/out\n"
+      "RUN echo $Y\n");
+  ASSERT_EQ(df.stages.size(), 3u);
+  EXPECT_EQ(df.stages[0].name, "build");
+  EXPECT_FALSE(df.stages[0].in_final_image);
+  EXPECT_TRUE(df.stages[1].in_final_image);
+  EXPECT_TRUE(df.stages[2].in_final_image);
+  EXPECT_EQ(df.stages[2].base_stage, 1);
+  EXPECT_EQ(df.root_image(df.final_stage()), "nvcr.io/nvidia/pytorch:26.08-py3");
+  EXPECT_EQ(df.stages[2].instructions[1].flag("from")->value, "build");
+  EXPECT_EQ(df.stages[2].instructions[2].script.commands[0].argv[1].text, "1");  // ENV inherited
+}
+
+TEST(Parser, CommentsAndBlankLinesInsideContinuations) {
+  std::string text =
+      "FROM x\n"
+      "RUN apt-get update \\\n"
+      "# a comment inside the continuation\n"
+      "\n"
+      "    && ./efa_installer.sh -y\n";
+  Dockerfile df = parse(text);
+  const auto& run = df.stages[0].instructions[1];
+  EXPECT_THAT(programs(run), ElementsAre("apt-get", "&&efa_installer.sh"));
+  EXPECT_EQ(pos(text, run.script.commands[1].argv[0].span), "5:8");
+  EXPECT_EQ(run.end_line, 5);
+}
+
+TEST(Parser, EscapeDirectiveBacktick) {
+  std::string text = "# escape=`\n# syntax=docker/dockerfile:1\nFROM x\nRUN echo a `\n  && echo b\n";
+  Dockerfile df = parse(text);
+  EXPECT_EQ(df.escape, '`');
+  EXPECT_EQ(df.directives.at("syntax"), "docker/dockerfile:1");
+  EXPECT_THAT(programs(df.stages[0].instructions[1]), ElementsAre("echo", "&&echo"));
+}
+
+TEST(Parser, DirectiveAfterAnInstructionIsAComment) {
+  Dockerfile df = parse("FROM x\n# escape=`\nRUN echo a \\\n  b\n");
+  EXPECT_EQ(df.escape, '\\');
+  EXPECT_EQ(df.stages[0].instructions[1].script.commands[0].argv.size(), 3u);
+}
+
+TEST(Parser, HeredocScript) {
+  std::string text =
+      "FROM x\n"
+      "RUN <<EOF\n"
+      "apt-get update\n"
+      "./efa_installer.sh -y\n"
+      "EOF\n"
+      "ENV A=1\n";
+  Dockerfile df = parse(text);
+  const auto& run = df.stages[0].instructions[1];
+  EXPECT_THAT(programs(run), ElementsAre("apt-get", ";efa_installer.sh"));
+  EXPECT_EQ(pos(text, run.script.commands[1].argv[0].span), "4:1");
+  EXPECT_EQ(run.end_line, 5);
+  EXPECT_EQ(df.stages[0].instructions[2].line, 6);
+  ASSERT_EQ(run.heredocs.size(), 1u);
+  EXPECT_EQ(run.heredocs[0].body, "apt-get update\n./efa_installer.sh -y\n");
+}
+
+TEST(Parser, HeredocFedToCatIsDataAndToBashIsScript) {
+  std::string text =
+      "FROM x\n"
+      "RUN cat <<'EOF' > /etc/x.conf && bash <<-SH\n"
+      "./efa_installer.sh in a file body\n"
+      "EOF\n"
+      "\tapt-get update\n"
+      "\tSH\n"
+      "COPY <<EOF /a\n"
+      "hello\n"
+      "EOF\n";
+  Dockerfile df = parse(text);
+  const auto& run = df.stages[0].instructions[1];
+  EXPECT_THAT(programs(run), ElementsAre("cat", "&&bash", "apt-get"));
+  EXPECT_EQ(run.script.commands[2].depth, 1);
+  EXPECT_EQ(run.script.commands[2].parent, 1);
+  EXPECT_EQ(pos(text, run.script.commands[2].argv[0].span), "5:2");
+  EXPECT_EQ(df.stages[0].instructions[2].heredocs[0].body, "hello\n");
+}
+
+TEST(Parser, ExecFormAndShDashC) {
+  std::string text = "FROM x\nRUN [\"sh\", \"-c\", \"apt-get update && ./efa_installer.sh -y\"]\n";
+  Dockerfile df = parse(text);
+  const auto& run = df.stages[0].instructions[1];
+  EXPECT_TRUE(run.json_form);
+  EXPECT_THAT(programs(run), ElementsAre("sh", "apt-get", "&&efa_installer.sh"));
+  EXPECT_EQ(run.script.commands[2].parent, 0);
+  EXPECT_EQ(pos(text, run.script.commands[2].argv[0].span), "2:37");
+}
+
+TEST(Parser, ShellFormThatStartsWithABracketIsNotJson) {
+  Dockerfile df = parse("FROM x\nRUN [ -f /x ] && echo yes\n");
+  EXPECT_FALSE(df.stages[0].instructions[1].json_form);
+  EXPECT_THAT(programs(df.stages[0].instructions[1]), ElementsAre("[", "&&echo"));
+}
+
+TEST(Parser, CrLfLineEndings) {
+  Dockerfile df = parse("FROM x\r\nRUN a \\\r\n && b\r\n");
+  EXPECT_THAT(programs(df.stages[0].instructions[1]), ElementsAre("a", "&&b"));
+}
+
+TEST(Parser, PragmaOnTheLineBefore) {
+  Dockerfile df = parse("FROM x\n# trainimg: ignore=efa-apt-update, nccl-net-plugin\nRUN a\n# trainimg: ignore=x\n\nRUN b\n");
+  EXPECT_THAT(df.stages[0].instructions[1].ignore, ElementsAre("efa-apt-update", "nccl-net-plugin"));
+  EXPECT_TRUE(df.stages[0].instructions[2].ignore.empty());  // a blank line in between
+}
+
+TEST(ParserErrors, EmptyFile) {
+  EXPECT_EQ(error_of(""), "Dockerfile:1:1: empty Dockerfile: no instructions");
+  EXPECT_EQ(error_of("# only a comment\n\n"), "Dockerfile:1:1: empty Dockerfile: no instructions");
+}
+
+TEST(ParserErrors, UnknownInstructionIsPositioned) {
+  EXPECT_EQ(error_of("FROM x\n  RUNN echo\n"), "Dockerfile:2:3: unknown instruction 'RUNN'");
+  // A continuation line that lost its backslash.
+  EXPECT_EQ(error_of("FROM x\nRUN a\n && b\n"), "Dockerfile:3:2: unknown instruction '&&'");
+}
+
+TEST(ParserErrors, InstructionBeforeFrom) {
+  EXPECT_EQ(error_of("ARG A=1\nRUN echo\nFROM x\n"), "Dockerfile:2:1: RUN before the first FROM");
+  EXPECT_EQ(error_of("ARG A=1\n"), "Dockerfile:1:1: no FROM instruction");
+}
+
+TEST(ParserErrors, UnterminatedHeredoc) {
+  EXPECT_EQ(error_of("FROM x\nRUN <<EOF\necho\n"),
+            "Dockerfile:2:5: unterminated here-document: no line 'EOF' before the end of the file");
+}
+
+TEST(ParserErrors, UnterminatedQuote) {
+  EXPECT_EQ(error_of("FROM x\nRUN echo 'abc \\\n  && true\n"), "Dockerfile:2:10: unterminated single quote");
+  EXPECT_EQ(error_of("FROM x\nENV A=\"x\n"), "Dockerfile:2:7: unterminated double quote");
+}
+
+TEST(ParserErrors, BadExecForm) {
+  EXPECT_EQ(error_of("FROM x\nCMD [\"a\", b]\n"), "Dockerfile:2:11: malformed exec form (JSON array of strings): expected a string");
+  EXPECT_EQ(error_of("FROM x\nRUN [\"a\" \"b\"]\n"), "Dockerfile:2:10: malformed exec form (JSON array of strings): expected ',' or ']'");
+}
+
+TEST(ParserErrors, FromWithoutImageAndBadEscape) {
+  EXPECT_EQ(error_of("FROM\n"), "Dockerfile:1:1: FROM without an image");
+  EXPECT_EQ(error_of("FROM x AS\n"), "Dockerfile:1:8: FROM takes IMAGE [AS NAME]");
+  EXPECT_EQ(error_of("# escape=x\nFROM x\n"), "Dockerfile:1:1: invalid escape directive 'x': must be \\ or `");
+}
+
+}  // namespace
+}  // namespace trainimg::recipes
