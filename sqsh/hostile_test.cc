@@ -142,7 +142,7 @@ TEST(HostileImage, RandomCorruptionNeverCrashes) {
     std::string img = mksquashfs_image(tmp, args);
     std::mt19937 rng(42);
     int errors = 0;
-    for (int i = 0; i < 150; ++i) {
+    for (int i = 0; i < 100; ++i) {
       std::string bad = img;
       // Odd iterations hit anywhere, even ones the meta data (inode table
       // onwards), where every byte matters.

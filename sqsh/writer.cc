@@ -109,6 +109,7 @@ struct Writer::Impl {
   bool failed = false;
   bool finished = false;
   uint32_t file_flags = 0;
+  std::string current;  // path of the open file, for messages
   Stats stats;
 
   [[noreturn]] void fail(const std::string& msg) const { throw Error(name, msg); }
@@ -339,6 +340,7 @@ void Writer::Impl::begin_file(const Node& n) {
   check_rc(sqfs_block_processor_begin_file(proc.get(), &w->file_inode, nullptr, file_flags),
            "starting the data of " + path);
   in_file = true;
+  current = path;
   stats.files++;
 }
 
@@ -543,7 +545,8 @@ void Writer::begin_file(const Node& n) {
 void Writer::write(const void* data, size_t n) {
   impl_->guarded([&] {
     if (!impl_->in_file) impl_->fail("write() outside a file");
-    impl_->check_rc(sqfs_block_processor_append(impl_->proc.get(), data, n), "writing file data");
+    impl_->check_rc(sqfs_block_processor_append(impl_->proc.get(), data, n),
+                    "writing the data of " + impl_->current);
   });
 }
 
@@ -551,7 +554,7 @@ void Writer::end_file() {
   impl_->guarded([&] {
     if (!impl_->in_file) impl_->fail("end_file() outside a file");
     impl_->in_file = false;
-    impl_->check_rc(sqfs_block_processor_end_file(impl_->proc.get()), "finishing file data");
+    impl_->check_rc(sqfs_block_processor_end_file(impl_->proc.get()), "writing the data of " + impl_->current);
   });
 }
 
