@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "inspect/source.h"
 
@@ -18,5 +19,16 @@ namespace trainimg::inspect {
 /// compressor. walk() yields one layer "squashfs", entries depth-first in
 /// sorted order; later paths of a hard-linked inode come as EntryType::Hardlink.
 std::unique_ptr<ImageSource> open_sqsh_source(const std::string& path);
+
+/// What enroot recorded of the image config (docker::configure): Env from
+/// /etc/environment (one KEY=VALUE a line, image order), labels ("# KEY
+/// VALUE"), WORKDIR (`cd "DIR"`), entrypoint and cmd (the two `exec` lines,
+/// shell-quoted) from /etc/rc, volumes from /etc/fstab. Missing files are
+/// passed as "" and give empty fields; never throws.
+ImageConfig parse_enroot_config(const std::string& environment, const std::string& rc, const std::string& fstab);
+
+/// Splits one shell line into words: '…', "…", $'…' (bash ${x@Q}) and
+/// backslash escapes. Enough for the lines enroot writes; not a shell.
+std::vector<std::string> split_shell_words(const std::string& line);
 
 }  // namespace trainimg::inspect
