@@ -196,26 +196,32 @@ void Image::Impl::open_tables() {
 InodePtr Image::Impl::read_inode(uint64_t ref, const std::string& where) {
   uint64_t block = ref >> 16;
   size_t offset = ref & 0xFFFF;
-  std::string ctx = "reading the inode of " + where + " (inode table offset " + std::to_string(block) + "+" +
-                    std::to_string(offset) + ")";
+  // Built only on failure: this runs once per entry of the walk.
+  auto ctx = [&] {
+    return "reading the inode of " + where + " (inode table offset " + std::to_string(block) + "+" +
+           std::to_string(offset) + ")";
+  };
+  auto ok = [&](int rc) {
+    if (rc < 0) check_rc(rc, ctx());
+  };
   if (offset >= SQFS_META_BLOCK_SIZE || block >= super.directory_table_start - super.inode_table_start)
-    fail(ctx + ": reference points outside the inode table");
+    fail(ctx() + ": reference points outside the inode table");
   // Peek at the sizes libsquashfs will allocate for, before it does.
-  check_rc(sqfs_meta_reader_seek(inodes.get(), super.inode_table_start + block, offset), ctx);
+  ok(sqfs_meta_reader_seek(inodes.get(), super.inode_table_start + block, offset));
   sqfs_inode_t base;
-  check_rc(sqfs_meta_reader_read(inodes.get(), &base, sizeof base), ctx);
+  ok(sqfs_meta_reader_read(inodes.get(), &base, sizeof base));
   if (base.type == SQFS_INODE_EXT_FILE) {
     sqfs_inode_file_ext_t f;
-    check_rc(sqfs_meta_reader_read(inodes.get(), &f, sizeof f), ctx);
+    ok(sqfs_meta_reader_read(inodes.get(), &f, sizeof f));
     if (f.file_size / super.block_size * 4 > kMaxBlockList)
-      fail(ctx + ": absurd file size " + std::to_string(f.file_size));
+      fail(ctx() + ": absurd file size " + std::to_string(f.file_size));
   } else if (base.type == SQFS_INODE_SLINK || base.type == SQFS_INODE_EXT_SLINK) {
     sqfs_inode_slink_t l;
-    check_rc(sqfs_meta_reader_read(inodes.get(), &l, sizeof l), ctx);
-    if (l.target_size > kMaxSymlink) fail(ctx + ": absurd symlink length " + std::to_string(l.target_size));
+    ok(sqfs_meta_reader_read(inodes.get(), &l, sizeof l));
+    if (l.target_size > kMaxSymlink) fail(ctx() + ": absurd symlink length " + std::to_string(l.target_size));
   }
   sqfs_inode_generic_t* raw = nullptr;
-  check_rc(sqfs_meta_reader_read_inode(inodes.get(), &super, block, offset, &raw), ctx);
+  ok(sqfs_meta_reader_read_inode(inodes.get(), &super, block, offset, &raw));
   return InodePtr(raw);
 }
 
@@ -349,7 +355,7 @@ void Image::Impl::visit(Visitor& v, WalkState& st, const sqfs_inode_generic_t& i
     sqfs_u32 inum = 0;
     sqfs_u64 iref = 0;
     int rc = sqfs_meta_reader_readdir(dirs.get(), &rd, &raw, &inum, &iref);
-    check_rc(rc, "reading directory " + n.path);
+    if (rc < 0) check_rc(rc, "reading directory " + n.path);
     if (rc > 0) break;
     DirEntryPtr ent(raw);
     std::string name(reinterpret_cast<const char*>(ent->name), size_t{ent->size} + 1);
