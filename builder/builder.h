@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Public header of the builder library, build half: `trainimg build` through
+// the Docker Engine API (inspect/engine), lint first, the context streamed
+// (builder/context.h), progress parsed (builder/progress.h), and a failing
+// step mapped back to its Dockerfile line (and recipe line).
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/diagnostic.h"
+
+namespace trainimg::builder {
+
+enum class ProgressMode {
+  Text,  ///< "step N/M: INSTRUCTION" and the build output, for people
+  Json,  ///< one JSON object a line (schema trainimg.build-progress/v1), for CI
+  None,  ///< nothing but the result line and errors
+};
+
+struct BuildOptions {
+  std::string input;                    ///< RECIPE.yaml/.yml, or a Dockerfile
+  std::string context_dir;              ///< empty: the input's directory
+  std::string tag;                      ///< -t; empty: untagged
+  std::vector<std::string> build_args;  ///< "KEY=VALUE", or "KEY" (value from the environment, skipped if unset)
+  bool no_cache = false;
+  bool lint = true;  ///< false: --no-lint (a recipe's validation errors still stop it)
+  ProgressMode progress = ProgressMode::Text;
+  bool color = false;
+};
+
+struct BuildResult {
+  std::string image_id;              ///< "sha256:…" on success
+  std::vector<Diagnostic> findings;  ///< lint findings (errors among them stopped the build)
+  bool lint_failed = false;          ///< lint errors: nothing was sent to the daemon
+  /// The failing step: positioned at its Dockerfile line, or at the recipe
+  /// line that produced it; rule_id/hint set when its output matched a
+  /// documented failure text (builder/failure_hints.h).
+  std::optional<Diagnostic> failure;
+  int steps = 0;  ///< steps the daemon announced
+};
+
+/// Lints, renders (recipes), streams the context and builds with
+/// networkmode=host. Progress goes to `progress` in opt.progress form.
+/// Throws trainimg::Error for stopping failures: unreadable input or
+/// context, a bad --build-arg, an unreachable daemon, a lost connection.
+BuildResult build(const BuildOptions& opt, std::ostream& progress);
+
+/// `trainimg build`: build() with lint findings and a failure rendered on
+/// `err` (text) or as JSON events on `out`, the image id printed on `out`.
+/// Returns 0 (built), 1 (lint errors or a failed step); throws as build().
+int run_build(const BuildOptions& opt, std::ostream& out, std::ostream& err);
+
+}  // namespace trainimg::builder
