@@ -14,6 +14,8 @@
 #include "common/fd.h"
 #include "inspect/sources/dir_source.h"
 #include "inspect/sources/docker_archive_source.h"
+#include "inspect/sources/oci_layout_source.h"
+#include "inspect/sources/sqsh_source.h"
 
 namespace trainimg::inspect {
 namespace {
@@ -27,6 +29,8 @@ struct Scheme {
 
 const Scheme kSchemes[] = {
     {"docker-archive:", open_docker_archive_source},
+    {"oci:", open_oci_layout_source},
+    {"sqsh:", open_sqsh_source},
     {"dir:", open_dir_source},
 };
 
@@ -34,8 +38,23 @@ const Scheme kSchemes[] = {
 std::unique_ptr<ImageSource> probe(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) throw_errno(path, "cannot open image");
-  if (S_ISDIR(st.st_mode)) return open_dir_source(path);
-  throw Error(path, "cannot tell what kind of image this is",
+  if (S_ISDIR(st.st_mode)) {
+    if (access((path + "/oci-layout").c_str(), F_OK) == 0) return open_oci_layout_source(path);
+    return open_dir_source(path);
+  }
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!fd) throw_errno(path, "cannot open image");
+  std::array<unsigned char, 512> head{};
+  ssize_t n = pread(fd.get(), head.data(), head.size(), 0);
+  if (n < 0) throw_errno(path, "read");
+  auto starts = [&](std::string_view magic, size_t at = 0) {
+    return static_cast<size_t>(n) >= at + magic.size() &&
+           std::string_view(reinterpret_cast<const char*>(head.data()) + at, magic.size()) == magic;
+  };
+  if (starts("hsqs")) return open_sqsh_source(path);
+  if (starts("\x1f\x8b") || starts("\x28\xb5\x2f\xfd")) return open_docker_archive_source(path);
+  if (n == 512 && (starts("ustar", 257))) return open_docker_archive_source(path);
+  throw Error(path, "cannot tell what kind of image this is (not a squashfs, tar or directory)",
               "name the kind: docker-archive:PATH, oci:DIR[:TAG], dockerd://IMAGE[:TAG], sqsh:PATH or dir:ROOTFS");
 }
 

@@ -414,7 +414,16 @@ std::string tree_listing(const MergedTree& t, bool with_layers) {
   };
   for (const auto& [path, e] : t.entries) {
     if (path == "/") continue;  // root metadata differs by kind (a rootfs dir's mode is the host's)
-    line(e);
+    // Which name of a hard-linked file holds the bytes differs by kind (tar
+    // order, sorted directory order): list every name as the file itself.
+    auto target = e.type == EntryType::Hardlink ? t.entries.find(e.link_target) : t.entries.end();
+    if (target != t.entries.end() && !with_layers) {
+      Entry as_file = target->second;
+      as_file.path = path;
+      line(as_file);
+    } else {
+      line(e);
+    }
     if (auto c = t.captured.find(path); c != t.captured.end()) o << ' ' << c->second.dump();
     o << '\n';
   }

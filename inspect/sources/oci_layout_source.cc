@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "inspect/sources/oci_layout_source.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <set>
+
+#include "common/error.h"
+#include "common/fd.h"
+#include "inspect/sources/digest.h"
+#include "inspect/sources/image_config.h"
+#include "inspect/sources/tar_layer.h"
+
+namespace trainimg::inspect {
+namespace {
+
+using nlohmann::json;
+
+constexpr uint64_t kMaxJsonBlob = 16 << 20;
+constexpr uint64_t kMaxTrailing = 1 << 20;
+constexpr int kMaxIndexDepth = 4;
+
+const std::set<std::string> kIndexTypes = {"application/vnd.oci.image.index.v1+json",
+                                           "application/vnd.docker.distribution.manifest.list.v2+json"};
+const std::set<std::string> kLayerTypes = {
+    "application/vnd.oci.image.layer.v1.tar",
+    "application/vnd.oci.image.layer.v1.tar+gzip",
+    "application/vnd.oci.image.layer.v1.tar+zstd",
+    "application/vnd.oci.image.layer.nondistributable.v1.tar",
+    "application/vnd.oci.image.layer.nondistributable.v1.tar+gzip",
+    "application/vnd.oci.image.layer.nondistributable.v1.tar+zstd",
+    "application/vnd.docker.image.rootfs.diff.tar",
+    "application/vnd.docker.image.rootfs.diff.tar.gzip",
+    "application/vnd.docker.image.rootfs.foreign.diff.tar.gzip",
+};
+
+struct Descriptor {
+  std::string media_type, digest;
+  uint64_t size = 0;
+};
+
+class OciLayoutSource : public ImageSource {
+ public:
+  OciLayoutSource(std::string dir, std::string tag, UniqueFd blobs)
+      : dir_(std::move(dir)), tag_(std::move(tag)), blobs_(std::move(blobs)) {}
+
+  void load() {
+    auto layout = parse_json(read_file("oci-layout"), dir_, "oci-layout");
+    if (!layout.is_object() || !layout.contains("imageLayoutVersion"))
+      throw Error(dir_, "oci-layout: no imageLayoutVersion: not an OCI image layout");
+    json index = parse_json(read_file("index.json"), dir_, "index.json");
+    Descriptor d = pick_from_index(index, "index.json", /*top=*/true);
+    for (int depth = 0; kIndexTypes.count(d.media_type); ++depth) {
+      if (depth == kMaxIndexDepth) throw Error(dir_, "image indexes nested too deeply");
+      d = pick_from_index(parse_json(read_blob(d), dir_, blob_name(d)), blob_name(d), /*top=*/false);
+    }
+    json manifest = parse_json(read_blob(d), dir_, blob_name(d));
+    desc_.digest = d.digest;
+    if (!manifest.is_object() || !manifest.contains("config") || !manifest.contains("layers") ||
+        !manifest["layers"].is_array())
+      throw Error(dir_, blob_name(d) + ": not an image manifest (no config or layers)");
+    Descriptor config = descriptor(manifest["config"], blob_name(d));
+    desc_.config_digest = config.digest;
+    auto parsed = parse_image_config(parse_json(read_blob(config), dir_, blob_name(config)), dir_, blob_name(config));
+    for (const auto& l : manifest["layers"]) {
+      Descriptor ld = descriptor(l, blob_name(d));
+      if (!kLayerTypes.count(ld.media_type))
+        throw Error(dir_, blob_name(ld) + ": unsupported layer media type '" + ld.media_type + "'");
+      layers_.push_back(ld);
+    }
+    if (!parsed.diff_ids.empty() && parsed.diff_ids.size() != layers_.size())
+      throw Error(dir_, blob_name(config) + " lists " + std::to_string(parsed.diff_ids.size()) +
+                            " diff_ids but the manifest has " + std::to_string(layers_.size()) + " layers");
+    desc_.reference = "oci:" + dir_ + (tag_.empty() ? "" : ":" + tag_);
+    desc_.kind = "oci";
+    desc_.has_config = true;
+    desc_.config = parsed.config;
+    for (size_t i = 0; i < layers_.size(); ++i)
+      desc_.layers.push_back(i < parsed.diff_ids.size() ? parsed.diff_ids[i] : layers_[i].digest);
+  }
+
+  ImageDescription describe() override { return desc_; }
+
+  void walk(LayerVisitor& v) override {
+    for (size_t i = 0; i < layers_.size(); ++i) {
+      const Descriptor& ld = layers_[i];
+      UniqueFd fd = open_blob(ld);
+      FileRange range(fd.get(), 0, ld.size, dir_);
+      HashingSource hashed(range, /*allow_seek=*/false);
+      walk_layer_tar(hashed, LayerInput{dir_, blob_name(ld), desc_.layers[i], i}, v);
+      std::string got = *hashed.finish(dir_, "layer " + blob_name(ld), kMaxTrailing);
+      if (got != ld.digest) throw mismatch(ld, got);
+    }
+  }
+
+ private:
+  static std::string blob_name(const Descriptor& d) { return "blobs/sha256/" + d.digest.substr(7); }
+
+  Error mismatch(const Descriptor& d, const std::string& got) const {
+    return Error(dir_, blob_name(d) + ": digest mismatch: the content is " + got);
+  }
+
+  Descriptor descriptor(const json& j, const std::string& where) const {
+    if (!j.is_object() || !j.contains("digest") || !j["digest"].is_string() || !j.contains("size") ||
+        !j["size"].is_number_unsigned())
+      throw Error(dir_, where + ": a descriptor needs a string 'digest' and a non-negative 'size'");
+    Descriptor d;
+    d.digest = j["digest"].get<std::string>();
+    d.size = j["size"].get<uint64_t>();
+    if (j.contains("mediaType") && j["mediaType"].is_string()) d.media_type = j["mediaType"].get<std::string>();
+    if (!is_sha256_digest(d.digest))
+      throw Error(dir_, where + ": unsupported or malformed digest '" + d.digest + "' (sha256:<64 hex> expected)");
+    return d;
+  }
+
+  Descriptor pick_from_index(const json& index, const std::string& where, bool top) const {
+    if (!index.is_object() || !index.contains("manifests") || !index["manifests"].is_array())
+      throw Error(dir_, where + ": no 'manifests' list");
+    const json& ms = index["manifests"];
+    if (top && !tag_.empty()) {
+      std::string tags;
+      for (const auto& m : ms) {
+        std::string name = m.value("/annotations/org.opencontainers.image.ref.name"_json_pointer, std::string{});
+        if (name == tag_ || (name.size() > tag_.size() && name.ends_with(":" + tag_))) return descriptor(m, where);
+        if (!name.empty()) tags += (tags.empty() ? "" : ", ") + name;
+      }
+      throw Error(dir_, "no manifest tagged '" + tag_ + "' in index.json (tags: " + (tags.empty() ? "none" : tags) + ")");
+    }
+    if (ms.size() == 1) return descriptor(ms[0], where);
+    const char* env = std::getenv("TRAINIMG_PLATFORM");
+    const std::string platform = env && *env ? env : "linux/amd64";
+    std::string seen;
+    for (const auto& m : ms) {
+      std::string os = m.value("/platform/os"_json_pointer, std::string{});
+      std::string arch = m.value("/platform/architecture"_json_pointer, std::string{});
+      if (os + "/" + arch == platform) return descriptor(m, where);
+      if (!os.empty()) seen += (seen.empty() ? "" : ", ") + os + "/" + arch;
+    }
+    if (top && seen.empty())
+      throw Error(dir_, where + " lists " + std::to_string(ms.size()) + " images; name one: oci:" + dir_ + ":TAG");
+    throw Error(dir_, where + ": no " + platform + " image (platforms: " + (seen.empty() ? "none" : seen) + ")");
+  }
+
+  UniqueFd open_blob(const Descriptor& d) const {
+    std::string hex = d.digest.substr(7);
+    UniqueFd fd(openat(blobs_.get(), hex.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+    if (!fd) {
+      if (errno == ENOENT) throw Error(dir_, blob_name(d) + ": missing blob");
+      if (errno == ELOOP) throw Error(dir_, blob_name(d) + ": a symlink; blobs are only read from inside the layout");
+      throw_errno(dir_ + "/" + blob_name(d), "cannot open blob");
+    }
+    struct stat st {};
+    if (fstat(fd.get(), &st) != 0) throw_errno(dir_ + "/" + blob_name(d), "stat");
+    if (!S_ISREG(st.st_mode)) throw Error(dir_, blob_name(d) + ": not a regular file");
+    if (static_cast<uint64_t>(st.st_size) != d.size)
+      throw Error(dir_, blob_name(d) + ": size mismatch: the descriptor says " + std::to_string(d.size) +
+                            " bytes, the blob has " + std::to_string(st.st_size));
+    return fd;
+  }
+
+  std::string read_blob(const Descriptor& d) const {
+    if (d.size > kMaxJsonBlob)
+      throw Error(dir_, blob_name(d) + ": " + std::to_string(d.size) + " bytes is too large for a JSON document");
+    UniqueFd fd = open_blob(d);
+    std::string out = read_all(fd.get(), d.size, blob_name(d));
+    std::string got = sha256_digest(out);
+    if (got != d.digest) throw mismatch(d, got);
+    return out;
+  }
+
+  std::string read_file(const std::string& name) const {
+    UniqueFd fd(open((dir_ + "/" + name).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+    if (!fd) {
+      if (errno == ENOENT) throw Error(dir_, "no " + name + ": not an OCI image layout");
+      throw_errno(dir_ + "/" + name, "cannot open");
+    }
+    struct stat st {};
+    if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) throw Error(dir_, name + ": not a regular file");
+    if (static_cast<uint64_t>(st.st_size) > kMaxJsonBlob) throw Error(dir_, name + ": too large for a JSON document");
+    return read_all(fd.get(), static_cast<uint64_t>(st.st_size), name);
+  }
+
+  std::string read_all(int fd, uint64_t size, const std::string& name) const {
+    std::string out(size, '\0');
+    FileRange r(fd, 0, size, dir_ + "/" + name);
+    for (size_t done = 0; done < out.size();) {
+      size_t got = r.read(out.data() + done, out.size() - done);
+      if (got == 0) throw Error(dir_, name + ": truncated");
+      done += got;
+    }
+    return out;
+  }
+
+  std::string dir_, tag_;
+  UniqueFd blobs_;
+  ImageDescription desc_;
+  std::vector<Descriptor> layers_;
+};
+
+}  // namespace
+
+std::unique_ptr<ImageSource> open_oci_layout_source(const std::string& spec) {
+  std::string dir = spec, tag;
+  struct stat st {};
+  if (stat(dir.c_str(), &st) != 0) {
+    auto colon = spec.rfind(':');
+    if (colon != std::string::npos && colon > 0) {
+      dir = spec.substr(0, colon);
+      tag = spec.substr(colon + 1);
+    }
+  }
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (stat(dir.c_str(), &st) != 0) throw_errno(dir, "cannot open OCI layout");
+  if (!S_ISDIR(st.st_mode)) throw Error(dir, "an OCI image layout is a directory");
+  UniqueFd blobs(open((dir + "/blobs/sha256").c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (!blobs) throw Error(dir, "no blobs/sha256 directory: not an OCI image layout");
+  auto src = std::make_unique<OciLayoutSource>(dir, tag, std::move(blobs));
+  src->load();
+  return src;
+}
+
+}  // namespace trainimg::inspect
