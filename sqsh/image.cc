@@ -28,6 +28,7 @@ constexpr size_t kMaxDepth = 2048;              // PATH_MAX / 2: deeper is hosti
 constexpr uint64_t kMaxBlockList = 64u << 20;   // bytes of one file's block list
 constexpr uint32_t kMaxSymlink = 64u << 10;     // Linux allows 4095
 constexpr uint32_t kMaxXattrsPerInode = 65536;
+constexpr size_t kMaxEntriesPerDir = 1u << 21;  // bounds one listing's memory
 
 std::string hex(uint64_t v) {
   char buf[32];
@@ -339,7 +340,9 @@ void Image::Impl::visit(Visitor& v, WalkState& st, const sqfs_inode_generic_t& i
   }
   bool want = v.entry(n);
   if (n.type == NodeType::File && want) {
-    DataFileReader r(*this, inode, n);
+    // The listing pass dropped file inodes (block lists): read it again.
+    InodePtr file = read_inode(ref, n.path);
+    DataFileReader r(*this, *file, n);
     v.content(n, r);
   }
   if (n.type != NodeType::Dir) return;
@@ -347,14 +350,23 @@ void Image::Impl::visit(Visitor& v, WalkState& st, const sqfs_inode_generic_t& i
     fail("corrupt directory tree: " + n.path + " is a directory reached twice (loop or directory hard link)");
   if (depth >= kMaxDepth) fail("corrupt directory tree: deeper than " + std::to_string(kMaxDepth) + " at " + n.path);
 
+  // Two passes per directory: the whole listing, then the inodes of all its
+  // entries (contiguous in the inode table), and only then the subtrees.
+  // Interleaving them made both meta data readers re-decompress the
+  // parent's blocks after every subdirectory (2.7x slower than unsquashfs).
+  struct Child {
+    uint64_t ref;
+    Node node;
+    InodePtr dir;  // directories only: needed to list them
+  };
+  std::vector<Child> children;
   sqfs_readdir_state_t rd;
   check_rc(sqfs_readdir_state_init(&rd, &super, &inode), "reading directory " + n.path);
   std::string prev;
   for (;;) {
     sqfs_dir_entry_t* raw = nullptr;
-    sqfs_u32 inum = 0;
     sqfs_u64 iref = 0;
-    int rc = sqfs_meta_reader_readdir(dirs.get(), &rd, &raw, &inum, &iref);
+    int rc = sqfs_meta_reader_readdir(dirs.get(), &rd, &raw, nullptr, &iref);
     if (rc < 0) check_rc(rc, "reading directory " + n.path);
     if (rc > 0) break;
     DirEntryPtr ent(raw);
@@ -363,16 +375,29 @@ void Image::Impl::visit(Visitor& v, WalkState& st, const sqfs_inode_generic_t& i
       fail("corrupt directory " + n.path + ": invalid entry name \"" + name + "\"");
     if (!prev.empty() && !(prev < name))
       fail("corrupt directory " + n.path + ": entries not sorted or duplicated at \"" + name + "\"");
-    std::string cpath = child_path(n.path, name);
-    InodePtr child = read_inode(iref, cpath);
-    Node cn = to_node(*child, cpath);
-    visit(v, st, *child, iref, std::move(cn), depth + 1);
+    if (children.size() >= kMaxEntriesPerDir)
+      fail("corrupt directory " + n.path + ": more than " + std::to_string(kMaxEntriesPerDir) + " entries");
+    Child c;
+    c.ref = iref;
+    c.node.path = child_path(n.path, name);
+    children.push_back(std::move(c));
     prev = std::move(name);
+  }
+  for (Child& c : children) {
+    InodePtr child = read_inode(c.ref, c.node.path);
+    c.node = to_node(*child, std::move(c.node.path));
+    if (c.node.type == NodeType::Dir) c.dir = std::move(child);
+  }
+  for (Child& c : children) {
+    const sqfs_inode_generic_t* ci = c.dir ? c.dir.get() : &inode;  // only dirs use it
+    visit(v, st, *ci, c.ref, std::move(c.node), depth + 1);
+    c.dir.reset();
   }
 }
 
 void Image::Impl::walk(Visitor& v) {
   WalkState st;
+  st.dirs.reserve(std::min<size_t>(super.inode_count / 4 + 16, 1u << 20));
   InodePtr root = read_inode(super.root_inode_ref, "/");
   Node n = to_node(*root, "/");
   if (n.type != NodeType::Dir) fail("corrupt image: the root inode is not a directory");
