@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Test helpers: real ELF objects compiled at test time with the system gcc
-// (right sonames, exported symbols, strings in .rodata, run paths), and
-// ContentReaders over bytes in memory. Header-only; included by *_test.cc.
+// (right sonames, exported symbols, strings in .rodata, run paths), and a
+// ContentReader over bytes in memory. Header-only; included by *_test.cc;
+// TempDir/read_bytes/write_bytes come from inspect/testing/image_builder.h.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -10,45 +11,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "inspect/source.h"
+#include "inspect/testing/image_builder.h"
 
 namespace trainimg::inspect::testing {
-
-/// A fresh directory under TMPDIR, removed when the object dies.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "trainimg-test-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-inline void write_text(const std::string& path, const std::string& text) {
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-inline std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 /// What to build: a shared object (or an executable). Chained setters keep
 /// call sites short: ElfSpec().so("libx.so.1").exports({"sym"}).
@@ -59,6 +30,7 @@ struct ElfSpec {
   std::vector<std::string> runpath_;   ///< -rpath entries
   bool new_dtags_ = true;              ///< DT_RUNPATH (true) or DT_RPATH (false)
   std::vector<std::string> link_;      ///< other objects to link (paths): become DT_NEEDED
+  std::vector<std::string> needs_;     ///< sonames to need: stub libraries are built for them
   size_t rodata_padding_ = 0;          ///< extra bytes of .rodata, to make files large
   bool executable_ = false;
 
@@ -68,6 +40,7 @@ struct ElfSpec {
   ElfSpec& runpath(std::vector<std::string> v) { runpath_ = std::move(v); return *this; }
   ElfSpec& rpath(std::vector<std::string> v) { runpath_ = std::move(v); new_dtags_ = false; return *this; }
   ElfSpec& link(std::vector<std::string> v) { link_ = std::move(v); return *this; }
+  ElfSpec& needs(std::vector<std::string> v) { needs_ = std::move(v); return *this; }
   ElfSpec& padding(size_t n) { rodata_padding_ = n; return *this; }
   ElfSpec& executable() { executable_ = true; return *this; }
 };
@@ -84,19 +57,43 @@ inline void build_elf(const std::string& out, const ElfSpec& spec) {
   if (spec.rodata_padding_)
     c << "__attribute__((used)) static const char pad[" << spec.rodata_padding_ << "] = {1};\n";
   if (spec.executable_) c << "int main(void) { return 0; }\n";
-  write_text(src, c.str());
+  std::vector<std::string> link = spec.link_;
+  for (const auto& soname : spec.needs_) {
+    std::string stub = (std::filesystem::path(out).parent_path() / ".stubs" / soname).string();
+    if (!std::filesystem::exists(stub)) build_elf(stub, ElfSpec().so(soname));
+    link.push_back(stub);
+  }
+  write_bytes(src, c.str());
   std::string cmd = "gcc -O0 -o '" + out + "' '" + src + "'";
   cmd += spec.executable_ ? " -fPIE -pie" : " -shared -fPIC";
   if (!spec.soname_.empty()) cmd += " -Wl,-soname," + spec.soname_;
   for (const auto& r : spec.runpath_) cmd += " '-Wl,-rpath," + r + "'";
   if (!spec.runpath_.empty()) cmd += spec.new_dtags_ ? " -Wl,--enable-new-dtags" : " -Wl,--disable-new-dtags";
   // --no-as-needed: keep DT_NEEDED even though nothing references the library.
-  if (!spec.link_.empty()) cmd += " -Wl,--no-as-needed";
-  for (const auto& l : spec.link_) cmd += " '" + l + "'";
+  if (!link.empty()) cmd += " -Wl,--no-as-needed";
+  for (const auto& l : link) cmd += " '" + l + "'";
   cmd += " 2>&1";
   int rc = std::system(cmd.c_str());
   std::filesystem::remove(src);
   ASSERT_EQ(rc, 0) << cmd;
+}
+
+/// The bytes of `spec` built once per test process (gcc is slow on a busy
+/// machine; the same plugin appears in many fixtures).
+inline std::string elf_bytes(const ElfSpec& spec) {
+  static TempDir dir;
+  static std::map<std::string, std::string> cache;
+  std::ostringstream key;
+  key << spec.soname_ << '|' << spec.new_dtags_ << '|' << spec.rodata_padding_ << '|' << spec.executable_;
+  for (const auto* v : {&spec.exports_, &spec.strings_, &spec.runpath_, &spec.link_, &spec.needs_}) {
+    key << '|';
+    for (const auto& s : *v) key << s << ',';
+  }
+  auto it = cache.find(key.str());
+  if (it != cache.end()) return it->second;
+  std::string out = dir.path() + "/obj" + std::to_string(cache.size());
+  build_elf(out, spec);
+  return cache[key.str()] = read_bytes(out);
 }
 
 /// Bytes in memory, handed out in chunks of at most `chunk` bytes; counts
