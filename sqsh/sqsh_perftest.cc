@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -49,7 +50,11 @@ int gen(const std::string& out, uint64_t files, uint64_t bytes) {
     w.begin_file(n);
     for (uint64_t off = 0; off < size; off += buf.size()) {
       size_t k = static_cast<size_t>(std::min<uint64_t>(buf.size(), size - off));
-      buf[off % 997] ^= static_cast<char>(i);  // defeat deduplication
+      // A different first byte per 128 KiB block: no block or file dedups.
+      for (size_t b = 0; b + 16 <= k; b += 128 << 10) {
+        uint64_t tag[2] = {i, off + b};
+        std::memcpy(buf.data() + b, tag, sizeof tag);
+      }
       w.write(buf.data(), k);
     }
     w.end_file();
