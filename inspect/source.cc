@@ -14,6 +14,7 @@
 #include "common/fd.h"
 #include "inspect/sources/dir_source.h"
 #include "inspect/sources/docker_archive_source.h"
+#include "inspect/sources/dockerd_source.h"
 #include "inspect/sources/oci_layout_source.h"
 #include "inspect/sources/sqsh_source.h"
 
@@ -27,7 +28,16 @@ struct Scheme {
   Opener open;
 };
 
+// enroot's docker:// pulls from a registry, which trainimg does not do yet.
+std::unique_ptr<ImageSource> open_registry_source(const std::string& rest) {
+  throw Error("docker://" + rest, "registry sources are not supported",
+              "pull the image into the local daemon and use dockerd://" + rest + ", or docker save it and use "
+              "docker-archive:PATH");
+}
+
 const Scheme kSchemes[] = {
+    {"dockerd://", open_dockerd_source},
+    {"docker://", open_registry_source},
     {"docker-archive:", open_docker_archive_source},
     {"oci:", open_oci_layout_source},
     {"sqsh:", open_sqsh_source},

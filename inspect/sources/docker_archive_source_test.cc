@@ -108,6 +108,24 @@ TEST(DockerArchive, GzippedWholeArchiveIsReadInOneStreamingPass) {
   EXPECT_EQ(src->describe().layers, diff_ids(img));
 }
 
+TEST(DockerArchive, StreamedArchiveRecordsLayersOverFourMiBAndReplaysThemInManifestOrder) {
+  TempDir tmp;
+  ImageSpec img;
+  std::string big(5 << 20, 'B');
+  img.layer().file("/lib/big.so", big).file("/lib/small.so", "s1").file("/lib/gone", "g");
+  img.layer().file("/lib/pad", std::string(5 << 20, 'P')).file("/lib/small.so", "s2").whiteout("/lib/gone");
+  write_docker_archive(img, tmp / "img.tar", ArchiveLayout::Oci);
+  ASSERT_EQ(system(("gzip " + tmp / "img.tar").c_str()), 0);
+  auto src = open_docker_archive_source(tmp / "img.tar.gz");
+  MergedTree t = build_tree(
+      *src, [](const Entry& e) { return e.path != "/lib/pad"; }, capture_all);
+  EXPECT_EQ(t.captured.at("/lib/big.so"), big);
+  EXPECT_EQ(t.captured.at("/lib/small.so"), "s2");
+  EXPECT_EQ(t.captured.count("/lib/pad"), 0u);
+  EXPECT_EQ(t.lookup("/lib/gone"), nullptr);
+  EXPECT_EQ(t.lookup("/lib/pad")->layer, diff_ids(img)[1]);
+}
+
 TEST(DockerArchive, TagSelectsAnImage) {
   TempDir tmp;
   ImageSpec img = sample_image();

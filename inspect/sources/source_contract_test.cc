@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <functional>
 
+#include "inspect/engine/engine.h"
 #include "inspect/source.h"
 #include "inspect/testing/image_builder.h"
 #include "inspect/tree.h"
@@ -90,6 +92,25 @@ const Kind kKinds[] = {
        write_oci_layout(i, d + "/oci", OciOptions{Compression::Zstd, true});
        return "oci:" + d + "/oci:latest";
      }, ""},
+    {"dockerd_loaded_image",
+     [](const ImageSpec& i, const std::string& d) {
+       // The real daemon: POST /images/load of the legacy archive, then dockerd://.
+       ImageSpec tagged = i;
+       tagged.tag = "trainimg-test-contract:latest";
+       write_docker_archive(tagged, d + "/i.tar", ArchiveLayout::Legacy);
+       std::string body = read_bytes(d + "/i.tar"), reply;
+       size_t pos = 0;
+       engine::Engine::connect().post(
+           "/images/load?quiet=1",
+           [&](char* buf, size_t n) {
+             size_t k = std::min(n, body.size() - pos);
+             std::copy_n(body.data() + pos, k, buf);
+             pos += k;
+             return k;
+           },
+           {"Content-Type: application/x-tar"}, [&](std::string_view s) { reply += s; });
+       return "dockerd://" + tagged.tag;
+     }, "/var/run/docker.sock"},
     {"sqsh_lzo_by_mksquashfs",
      [](const ImageSpec& i, const std::string& d) {
        write_rootfs(i, d + "/root");
@@ -102,7 +123,7 @@ class SourceContract : public ::testing::TestWithParam<Kind> {};
 
 TEST_P(SourceContract, EveryKindYieldsTheSameMergedTree) {
   const Kind& k = GetParam();
-  if (!k.needs.empty() && access(k.needs.c_str(), X_OK) != 0) GTEST_SKIP() << k.needs << " is not installed";
+  if (!k.needs.empty() && access(k.needs.c_str(), F_OK) != 0) GTEST_SKIP() << k.needs << " is absent";
   ImageSpec img = contract_image();
   auto mem = memory_source(img);
   auto want = [](const Entry& e) { return e.size < 100000; };
