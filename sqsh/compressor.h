@@ -24,4 +24,9 @@ int create_lzo_compressor(const sqfs_compressor_config_t& cfg, CompressorPtr& ou
 /// every meta data block is stored raw: `--compression none`.
 CompressorPtr create_store_compressor(const sqfs_compressor_config_t& cfg);
 
+/// For the block processor of `mksquashfs -noD` images: a copy of `inner`
+/// that stores blocks of `block_size` bytes (data blocks) raw and still
+/// compresses the shorter fragment blocks. Null on allocation failure.
+CompressorPtr create_raw_data_compressor(const sqfs_compressor_t& inner, uint32_t block_size);
+
 }  // namespace trainimg::sqsh

@@ -95,7 +95,7 @@ struct Writer::Impl {
   // writers go before the nodes, compressors and file they point into.
   std::vector<std::unique_ptr<WNode>> nodes;
   FilePtr file;
-  CompressorPtr cmp, uncmp;
+  CompressorPtr cmp, uncmp, data_cmp;
   BlockWriterPtr blkwr;
   FragTablePtr frag;
   BlockProcessorPtr proc;
@@ -180,15 +180,20 @@ void Writer::Impl::setup(int fd) {
                    SQFS_FLAG_UNCOMPRESSED_IDS | SQFS_FLAG_UNCOMPRESSED_XATTRS;
   }
   if (!opt.compress_data) {
-    // libsquashfs ORs a file's DONT_COMPRESS into the fragment block its
-    // tail lands in, so fragments are stored raw too (mksquashfs -noD
-    // keeps compressing fragments); the flag says so honestly.
-    super.flags |= SQFS_FLAG_UNCOMPRESSED_DATA | SQFS_FLAG_UNCOMPRESSED_FRAGMENTS;
-    file_flags |= SQFS_BLK_DONT_COMPRESS;
+    // Not SQFS_BLK_DONT_COMPRESS: libsquashfs ORs it into the fragment
+    // block a file's tail lands in, and mksquashfs -noD (enroot) keeps
+    // fragments compressed. The block processor's compressor stores
+    // full-size (data) blocks raw instead.
+    super.flags |= SQFS_FLAG_UNCOMPRESSED_DATA;
+    data_cmp = check_alloc(create_raw_data_compressor(*cmp, opt.block_size), "creating the compressor", name);
   }
+  // Bit 0x40: libsquashfs calls it NO_DUPLICATES and sets it by default;
+  // squashfs-tools (SQUASHFS_DUPLICATE) read it as "duplicates removed",
+  // which is what it means in mksquashfs's images.
   if (opt.deduplicate) {
-    super.flags &= ~SQFS_FLAG_NO_DUPLICATES;
+    super.flags |= SQFS_FLAG_NO_DUPLICATES;
   } else {
+    super.flags &= ~SQFS_FLAG_NO_DUPLICATES;
     file_flags |= SQFS_BLK_DONT_DEDUPLICATE;
   }
 
@@ -201,7 +206,7 @@ void Writer::Impl::setup(int fd) {
   desc.num_workers = opt.num_workers ? opt.num_workers : default_workers();
   // Memory bound of the data path: blocks in flight x block size.
   desc.max_backlog = desc.num_workers * 4 < 8 ? 8 : desc.num_workers * 4;
-  desc.cmp = cmp.get();
+  desc.cmp = data_cmp ? data_cmp.get() : cmp.get();
   desc.wr = blkwr.get();
   desc.tbl = frag.get();
   desc.file = file.get();  // read back fragment blocks to verify dedup matches

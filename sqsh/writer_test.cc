@@ -221,7 +221,8 @@ TEST(Writer, AllRootClampAndLzoEnrootDefaults) {
   f.gid = 1000;
   f.mtime = 5000;
   w.begin_file(f);
-  w.write("abc", 3);
+  std::string tail(1000, 'a');  // compressible: its fragment block gets compressed
+  w.write(tail.data(), tail.size());
   w.end_file();
   w.finish();
   Image r(img);
@@ -235,7 +236,9 @@ TEST(Writer, AllRootClampAndLzoEnrootDefaults) {
   auto s = testing::run("unsquashfs -s " + img);
   EXPECT_NE(s.output.find("Compression lzo"), std::string::npos) << s.output;
   EXPECT_NE(s.output.find("Data is uncompressed"), std::string::npos) << s.output;
+  EXPECT_NE(s.output.find("Fragments are compressed"), std::string::npos) << s.output;  // as mksquashfs -noD
   EXPECT_NE(s.output.find("Filesystem is exportable via NFS"), std::string::npos) << s.output;
+  EXPECT_NE(s.output.find("Duplicates are removed"), std::string::npos) << s.output;
 }
 
 TEST(Writer, LaterEntriesWinAndRemoveDropsSubtrees) {
