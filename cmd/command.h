@@ -20,6 +20,7 @@ struct Command {
 
 // Defined in the subcommands' files.
 void setup_rules(CLI::App& sub, Runner& run);
+void setup_lint(CLI::App& sub, Runner& run);
 void setup_build(CLI::App& sub, Runner& run);
 
 }  // namespace trainimg::cmd

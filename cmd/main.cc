@@ -19,6 +19,7 @@ namespace {
 // Every subcommand, in the order `trainimg help` lists them.
 const Command kCommands[] = {
     {"rules", "List every rule with id, severity, seed source and fix", setup_rules},
+    {"lint", "Lint Dockerfiles (or recipes) for the seed's EFA/NCCL/MPI pitfalls", setup_lint},
     {"build", "Build a recipe or Dockerfile through the Docker Engine API (lint first, host network)", setup_build},
 };
 

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cmd/rule_catalogue.h"
 
+#include "recipes/lint.h"
+
 namespace trainimg::cmd {
 
 std::vector<RuleInfo> rule_catalogue() {
   std::vector<RuleInfo> out;
   auto add = [&out](const std::vector<RuleInfo>& rules) { out.insert(out.end(), rules.begin(), rules.end()); };
   (void)add;
+  add(recipes::lint_rules());
   return out;
 }
 

@@ -408,3 +408,42 @@ TEST(Writer, SocketsBlockDevicesAndXattrsRoundTrip) {
 
 }  // namespace
 }  // namespace trainimg::sqsh
+
+namespace trainimg::sqsh {
+namespace {
+
+// Directories past one 8 KiB meta data block and 256 entries: several
+// listing headers and an extended inode with a directory index.
+TEST(Writer, LargeDirectoriesRoundTripBothWays) {
+  TempDir tmp;
+  std::string img = tmp / "big.sqsh";
+  std::filesystem::create_directories(tmp / "tree/big");
+  {
+    UniqueFd fd(::open(img.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    Writer w(fd.get(), img, WriterOptions{});
+    for (int i = 0; i < 3000; ++i) {
+      Node n;
+      n.path = "/big/entry-" + std::string(static_cast<size_t>(i % 40), 'x') + std::to_string(i);
+      n.mode = 0644;
+      w.begin_file(n);
+      w.end_file();
+      testing::write_file(tmp / "tree" + n.path, "");
+    }
+    w.finish();
+    verify(fd.get(), img);
+  }
+  auto ls = testing::run("unsquashfs -lln " + testing::quote(img) + " | grep -c /big/entry-");
+  EXPECT_EQ(ls.output, "3000\n");
+  Image ours(img);
+  EXPECT_EQ(testing::read_image(ours).size(), 3002u);  // "/", "/big" and the files
+  EXPECT_TRUE(ours.stat("/big/entry-" + std::string(39, 'x') + "2999"));
+
+  std::string ref = tmp / "ref.sqsh";
+  ASSERT_EQ(testing::run("mksquashfs " + testing::quote(tmp / "tree") + " " + testing::quote(ref) +
+                         " -noappend -quiet -comp lzo").status, 0);
+  Image theirs(ref);
+  EXPECT_EQ(testing::read_image(theirs).size(), 3002u);
+}
+
+}  // namespace
+}  // namespace trainimg::sqsh
