@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `trainimg build` end to end against the REAL dockerd (skipped, saying so,
+// when /var/run/docker.sock is absent). What stands in for the outside world
+// is fake and named so: the FAKE EFA installer tarball
+// (tests/fixtures/fake-efa-installer) served from a loopback HTTP server, and
+// a FAKE busybox base image with a fake apt-get (imported offline). Builds
+// use networkmode=host and reach only 127.0.0.1.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+namespace fs = std::filesystem;
+
+const std::string kFixture = std::string(TRAINIMG_SOURCE_DIR) + "/tests/fixtures/fake-efa-installer";
+
+struct Result {
+  int rc = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+Result sh(const std::string& cmd, const fs::path& scratch) {
+  Result r;
+  fs::path out = scratch / "stdout", err = scratch / "stderr";
+  int st = std::system((cmd + " >" + quote(out.string()) + " 2>" + quote(err.string())).c_str());
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+bool have_daemon() {
+  struct stat st;
+  return ::stat("/var/run/docker.sock", &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+
+class BuildCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (!have_daemon()) return;
+    shared_ = fs::temp_directory_path() / ("trainimg-build-cli-" + std::to_string(::getpid()));
+    fs::create_directories(shared_ / "www");
+    Result base = sh(quote(kFixture + "/make_base_image.sh"), shared_);
+    ASSERT_EQ(base.rc, 0) << base.err;
+    base_ = base.out.substr(0, base.out.find('\n'));
+    Result tar = sh(quote(kFixture + "/make_tarball.sh") + " 1.50.0 " + quote((shared_ / "www").string()), shared_);
+    ASSERT_EQ(tar.rc, 0) << tar.err;
+    // The loopback server prints its port on its first line.
+    int fds[2];
+    ASSERT_EQ(::pipe(fds), 0);
+    server_ = ::fork();
+    if (server_ == 0) {
+      ::dup2(fds[1], 1);
+      ::close(fds[0]);
+      ::execlp("python3", "python3", (kFixture + "/serve.py").c_str(), (shared_ / "www").c_str(), nullptr);
+      ::_exit(127);
+    }
+    ::close(fds[1]);
+    std::string port;
+    char c;
+    while (::read(fds[0], &c, 1) == 1 && c != '\n') port += c;
+    ::close(fds[0]);
+    ASSERT_FALSE(port.empty()) << "the loopback server did not start";
+    url_ = "http://127.0.0.1:" + port;
+  }
+  static void TearDownTestSuite() {
+    if (server_ > 0) {
+      ::kill(server_, SIGTERM);
+      ::waitpid(server_, nullptr, 0);
+    }
+    if (!shared_.empty()) fs::remove_all(shared_);
+  }
+  void SetUp() override {
+    if (!have_daemon()) GTEST_SKIP() << "no Docker daemon at /var/run/docker.sock: real-daemon build tests skipped";
+    scratch_ = shared_ / ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    ctx_ = scratch_ / "ctx";  // the captured stdout/stderr stay outside it
+    fs::create_directories(ctx_);
+  }
+  void write(const std::string& rel, const std::string& text) {
+    fs::create_directories((ctx_ / rel).parent_path());
+    std::ofstream(ctx_ / rel, std::ios::binary) << text;
+  }
+  // Runs the binary from the test's directory, as a user would.
+  Result trainimg(const std::string& args, const std::string& env = "") {
+    return sh("cd " + quote(ctx_.string()) + " && " + env + std::string(TRAINIMG_BIN) + " " + args, scratch_);
+  }
+  Result in_image(const std::string& image, const std::string& script) {
+    return sh("docker run --pull never --rm --network none " + image + " sh -c " + quote(script), scratch_);
+  }
+
+  // Seed 002's recommended Dockerfile, with the installer URL on loopback.
+  std::string seed_dockerfile(const std::string& install_flags = "-y -g --skip-kmod --skip-limit-conf --no-verify") {
+    return "FROM " + base_ +
+           "\n"
+           "ARG EFA_INSTALLER_VERSION=1.50.0\n"
+           "ARG EFA_URL=" + url_ + "\n"
+           "RUN apt-get update \\\n"
+           " && apt-get install -y --no-install-recommends curl ca-certificates git \\\n"
+           " && cd /tmp \\\n"
+           " && curl -fsSL -O ${EFA_URL}/aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz \\\n"
+           " && tar -xf aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz \\\n"
+           " && cd aws-efa-installer \\\n"
+           " && ./efa_installer.sh " + install_flags + " \\\n"
+           " && cd / && rm -rf /tmp/aws-efa-installer* /var/lib/apt/lists/*\n"
+           "ENV LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}\n";
+  }
+
+  static inline fs::path shared_;
+  static inline std::string base_, url_;
+  static inline pid_t server_ = -1;
+  fs::path scratch_, ctx_;
+};
+
+TEST_F(BuildCli, FakeEfaInstallerSeedDockerfileBuildsAndInstallsTheDocumentedFiles) {
+  write("Dockerfile", seed_dockerfile());
+  Result r = trainimg("build Dockerfile -t trainimg-test-fake-efa:ok --no-cache --progress tty");
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.out, "step 1/5: FROM " + base_ + "\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "step 4/5: RUN apt-get update")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  = EFA Installer Version: 1.50.0 =\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "step 5/5: ENV LD_LIBRARY_PATH=")) << r.out;
+  std::string last = r.out.substr(r.out.rfind("built "));
+  EXPECT_TRUE(last.starts_with("built sha256:")) << last;
+  EXPECT_TRUE(last.ends_with(" as trainimg-test-fake-efa:ok\n")) << last;
+
+  Result files = in_image("trainimg-test-fake-efa:ok",
+                       "head -1 /opt/amazon/efa_installed_packages; readlink /opt/amazon/efa/lib/libfabric.so.1; "
+                       "ls /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so /opt/amazon/openmpi/bin/mpirun; "
+                       "test -z \"$(ls /var/lib/apt/lists)\" && echo lists-cleaned; echo $LD_LIBRARY_PATH");
+  EXPECT_EQ(files.out,
+            "# EFA installer version: 1.50.0\n"
+            "libfabric.so.1.26.0\n"
+            "/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so\n"
+            "/opt/amazon/openmpi/bin/mpirun\n"
+            "lists-cleaned\n"
+            "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:\n")
+      << files.err;
+}
+
+// Pitfall 1 as the seed tells it: apt-get update (and curl) in an earlier
+// RUN whose lists are cleaned, the installer in a later RUN.
+std::string split_update_dockerfile(const std::string& base, const std::string& url) {
+  return "FROM " + base +
+         "\n"
+         "ARG EFA_INSTALLER_VERSION=1.50.0\n"
+         "RUN apt-get update && apt-get install -y curl ca-certificates git && rm -rf /var/lib/apt/lists/*\n"
+         "RUN cd /tmp \\\n"
+         " && curl -fsSL -O " + url + "/aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz \\\n"
+         " && tar -xf aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz \\\n"
+         " && cd aws-efa-installer \\\n"
+         " && ./efa_installer.sh -y -g --skip-kmod --skip-limit-conf --no-verify\n"
+         "ENV LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}\n";
+}
+
+TEST_F(BuildCli, FakeEfaInstallerWithoutAptUpdateStopsAtLint) {
+  write("Dockerfile", split_update_dockerfile(base_, url_));
+  Result r = trainimg("build Dockerfile -t trainimg-test-fake-efa:lint");
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "[efa-apt-update]")) << r.err;
+  EXPECT_TRUE(contains(r.err, "trainimg: lint errors: nothing was built")) << r.err;
+  EXPECT_FALSE(contains(r.out, "step 1/")) << r.out;  // nothing reached the daemon
+}
+
+TEST_F(BuildCli, FakeEfaInstallerWithoutAptUpdateFailsWithTheSeedTextMappedToItsLine) {
+  write("Dockerfile", split_update_dockerfile(base_, url_));
+  Result r = trainimg("build Dockerfile --no-lint --progress none");
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  EXPECT_EQ(r.out, "");
+  // The failing step is the installer's RUN, line 4 of the Dockerfile.
+  EXPECT_TRUE(r.err.starts_with("Dockerfile:4:1: error: step 4/5 failed: The command '/bin/sh -c cd /tmp  && curl "))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "returned a non-zero code: 1; the step printed: E: Unable to locate package "
+                              "environment-modules [efa-apt-update]\nRUN cd /tmp \\\n^~~\n"))
+      << r.err;
+  EXPECT_TRUE(contains(r.err, "hint: the apt package lists were empty when efa_installer.sh ran: run `apt-get "
+                              "update` earlier in the SAME RUN"))
+      << r.err;
+}
+
+TEST_F(BuildCli, FakeEfaInstallerWithoutSkipKmodFailsWithTheContainerFlagsHint) {
+  write("Dockerfile", seed_dockerfile("-y -g --skip-limit-conf --no-verify"));
+  Result r = trainimg("build Dockerfile --no-lint --progress none");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_TRUE(contains(r.err, "Dockerfile:4:1: error: step 4/5 failed:")) << r.err;
+  EXPECT_TRUE(contains(r.err, "the step printed: Error: unable to detect installed kernels, exiting. "
+                              "[efa-container-flags]"))
+      << r.err;
+}
+
+TEST_F(BuildCli, FakeEfaInstallerRejectsAnUnknownFlagLikeTheRealOne) {
+  write("Dockerfile", seed_dockerfile("-y --skip-kmod --skip-limit-conf --no-verify --no-such-flag"));
+  Result r = trainimg("build Dockerfile --no-lint --progress tty");
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_TRUE(contains(r.out, "  efa_installer.sh: unrecognized option '--no-such-flag'\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  usage: efa_installer.sh [options]\n")) << r.out;
+}
+
+TEST_F(BuildCli, JsonProgressIsOneObjectPerLine) {
+  write("Dockerfile", "FROM " + base_ + "\nRUN echo hello-from-step-2\n");
+  Result r = trainimg("build Dockerfile --progress json --no-cache");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::string line;
+  std::vector<nlohmann::json> ev;
+  while (std::getline(lines, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << line;
+    ev.push_back(j);
+  }
+  ASSERT_GE(ev.size(), 4u);
+  EXPECT_EQ(ev.front()["event"], "context");
+  EXPECT_EQ(ev.front()["files"], 1);
+  bool saw_step2 = false, saw_output = false;
+  for (const auto& j : ev) {
+    if (j["event"] == "step" && j["step"] == 2) {
+      saw_step2 = true;
+      EXPECT_EQ(j["steps"], 2);
+      EXPECT_EQ(j["instruction"], "RUN echo hello-from-step-2");
+      EXPECT_EQ(j["file"], "Dockerfile");
+      EXPECT_EQ(j["line"], 2);
+    }
+    if (j["event"] == "output" && j["text"] == "hello-from-step-2") {
+      saw_output = true;
+      EXPECT_EQ(j["step"], 2);
+    }
+  }
+  EXPECT_TRUE(saw_step2);
+  EXPECT_TRUE(saw_output);
+  EXPECT_EQ(ev.back()["event"], "done");
+  EXPECT_EQ(ev.back()["ok"], true);
+  EXPECT_TRUE(ev.back()["image_id"].get<std::string>().starts_with("sha256:"));
+}
+
+TEST_F(BuildCli, DockerignoreDecidesWhatTheDaemonSees) {
+  write("Dockerfile", "FROM " + base_ + "\nCOPY . /ctx\nRUN cd /ctx && find . | sort\n");
+  write(".dockerignore", "# comment\n*.log\ndata\n!data/keep.txt\n**/secret*\n");
+  write("app/main.py", "print(1)\n");
+  write("app/secret.key", "k");
+  write("build.log", "x");
+  write("data/big.bin", "b");
+  write("data/keep.txt", "keep");
+  Result r = trainimg("build Dockerfile --no-cache --progress tty");
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  size_t from = r.out.find("step 3/3:");
+  ASSERT_NE(from, std::string::npos) << r.out;
+  std::string listing = r.out.substr(from);
+  // The .dockerignore and Dockerfile are sent (the daemon drops neither: no
+  // pattern names them); data/ itself is excluded, COPY recreates it as the
+  // parent of the re-included keep.txt.
+  EXPECT_TRUE(contains(listing,
+                       "  .\n  ./.dockerignore\n  ./Dockerfile\n  ./app\n  ./app/main.py\n  ./data\n  ./data/keep.txt\n"))
+      << listing;
+  EXPECT_FALSE(contains(listing, "secret")) << listing;
+  EXPECT_FALSE(contains(listing, "big.bin")) << listing;
+  EXPECT_FALSE(contains(listing, "build.log")) << listing;
+}
+
+TEST_F(BuildCli, DockerfileOutsideTheContextIsInjectedAndHiddenFromCopy) {
+  fs::create_directories(ctx_ / "ctx");
+  write("ctx/file.txt", "payload\n");
+  write("elsewhere/Dockerfile", "FROM " + base_ + "\nCOPY . /ctx\nRUN ls -a /ctx\n");
+  Result r = trainimg("build elsewhere/Dockerfile --context ctx --no-cache --progress tty");
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  std::string listing = r.out.substr(r.out.find("step 3/3:"));
+  EXPECT_TRUE(contains(listing, "  file.txt\n")) << listing;
+  EXPECT_FALSE(contains(listing, ".trainimg-dockerfile-")) << listing;
+}
+
+TEST_F(BuildCli, BuildArgsReachTheBuild) {
+  write("Dockerfile", "FROM " + base_ + "\nARG GREETING=unset\nRUN echo \"greeting=$GREETING\"\n");
+  Result r = trainimg("build Dockerfile --build-arg GREETING=hi-there --no-cache");
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "  greeting=hi-there\n")) << r.out;
+}
+
+TEST_F(BuildCli, UnreachableDaemonIsAClearErrorAndExit2) {
+  write("Dockerfile", "FROM " + base_ + "\n");
+  Result r = trainimg("build Dockerfile");  // sanity: works with the default socket
+  ASSERT_EQ(r.rc, 0) << r.err;
+  r = trainimg("build Dockerfile", "DOCKER_HOST=unix:///nonexistent/docker.sock ");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_TRUE(r.err.starts_with("unix:///nonexistent/docker.sock: error: cannot connect to the Docker daemon: "))
+      << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(BuildCli, BadInputsExit2WithOneLine) {
+  Result missing = trainimg("build nope/Dockerfile");
+  EXPECT_EQ(missing.rc, 2);
+  EXPECT_TRUE(contains(missing.err, "error: the build context is not a directory")) << missing.err;
+  write("Dockerfile", "FROM " + base_ + "\n");
+  Result bad_arg = trainimg("build Dockerfile --build-arg =x");
+  EXPECT_EQ(bad_arg.rc, 2);
+  EXPECT_EQ(bad_arg.err, "--build-arg: error: '=x' has no name: write --build-arg KEY=VALUE\n");
+  write(".dockerignore", "ok\n[oops\n");
+  Result bad_ignore = trainimg("build Dockerfile");
+  EXPECT_EQ(bad_ignore.rc, 2);
+  EXPECT_TRUE(contains(bad_ignore.err, ".dockerignore:2:1: error: bad .dockerignore pattern '[oops': syntax error "
+                                       "in pattern (unterminated '[')"))
+      << bad_ignore.err;
+}
+
+}  // namespace
