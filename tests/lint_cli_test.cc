@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// End-to-end tests of `trainimg lint`: the built binary on the seed's
+// Dockerfiles and on tests/golden/lint inputs, compared byte for byte with
+// the golden reports (TRAINIMG_UPDATE_GOLDEN=1 rewrites them).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int rc;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs `trainimg ARGS` in the source tree (so reports name relative paths).
+Result lint(const std::string& args) {
+  fs::path tmp = fs::temp_directory_path() / ("trainimg_lint_cli_" + std::to_string(::getpid()));
+  fs::create_directories(tmp);
+  std::string cmd = std::string("cd '") + TRAINIMG_SOURCE_DIR + "' && NO_COLOR=1 '" + TRAINIMG_BIN + "' lint " + args +
+                    " >'" + (tmp / "out").string() + "' 2>'" + (tmp / "err").string() + "'";
+  int st = std::system(cmd.c_str());
+  Result r{WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(tmp / "out"), slurp(tmp / "err")};
+  fs::remove_all(tmp);
+  return r;
+}
+
+void expect_golden(const std::string& name, const std::string& actual) {
+  fs::path p = fs::path(TRAINIMG_SOURCE_DIR) / "tests/golden/lint" / name;
+  if (std::getenv("TRAINIMG_UPDATE_GOLDEN")) {
+    std::ofstream(p, std::ios::binary) << actual;
+    return;
+  }
+  EXPECT_EQ(actual, slurp(p)) << "golden " << p << " differs (TRAINIMG_UPDATE_GOLDEN=1 rewrites it; review the diff)";
+}
+
+const std::string kPitfalls = "tests/golden/lint/pitfalls.Dockerfile";
+
+TEST(LintCli, SeedDockerfilesLintClean) {
+  for (const char* f : {"tests/fixtures/seed002/short.Dockerfile", "tests/fixtures/seed002/reference.Dockerfile"}) {
+    Result r = lint(std::string(f) + " --fail-on warning --expect efa-installer=1.50.0");
+    EXPECT_EQ(r.rc, 0) << f << "\n" << r.out << r.err;
+    EXPECT_EQ(r.out, "0 errors, 0 warnings, 0 notes\n");
+    EXPECT_EQ(r.err, "");
+  }
+}
+
+TEST(LintCli, StandardInputIsDash) {
+  Result r = lint("- < tests/fixtures/seed002/reference.Dockerfile");
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  Result bad = lint("--format json - < " + kPitfalls);
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_EQ(nlohmann::json::parse(bad.out)["inputs"][0], "<stdin>");
+}
+
+TEST(LintCli, TextReportMatchesGolden) {
+  Result r = lint(kPitfalls);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "");
+  expect_golden("pitfalls.txt", r.out);
+}
+
+TEST(LintCli, JsonReportIsValidStableAndMatchesGolden) {
+  Result r = lint("--format json " + kPitfalls);
+  EXPECT_EQ(r.rc, 1);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "trainimg.lint/v1");
+  EXPECT_EQ(j["findings"][0]["rule"], "efa-version-pin");
+  EXPECT_EQ(r.out, lint("--format json " + kPitfalls).out);  // stable across runs
+  expect_golden("pitfalls.json", r.out);
+}
+
+TEST(LintCli, SarifReportIsValidAndMatchesGolden) {
+  Result r = lint("--format sarif " + kPitfalls);
+  EXPECT_EQ(r.rc, 1);
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["version"], "2.1.0");
+  const auto& run = j["runs"][0];
+  EXPECT_EQ(run["tool"]["driver"]["name"], "trainimg");
+  ASSERT_FALSE(run["results"].empty());
+  for (const auto& res : run["results"]) {
+    EXPECT_TRUE(res.contains("ruleId"));
+    EXPECT_GE(res["locations"][0]["physicalLocation"]["region"]["startLine"].get<int>(), 1);
+  }
+  expect_golden("pitfalls.sarif", r.out);
+}
+
+TEST(LintCli, FailOnDecidesTheExitCode) {
+  // Only a warning: a missing -g.
+  fs::path tmp = fs::temp_directory_path() / ("trainimg_warn_" + std::to_string(::getpid()) + ".Dockerfile");
+  std::ofstream(tmp) << "FROM ubuntu:24.04\nRUN apt-get update && ./efa_installer.sh -y -k -l -n\n"
+                        "ENV LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:$LD_LIBRARY_PATH\n";
+  EXPECT_EQ(lint(tmp.string()).rc, 0);
+  EXPECT_EQ(lint("--fail-on warning " + tmp.string()).rc, 1);
+  EXPECT_EQ(lint("--fail-on never " + kPitfalls).rc, 0);
+  fs::remove(tmp);
+}
+
+TEST(LintCli, ExpectMismatchIsAnError) {
+  Result r = lint("tests/fixtures/seed002/short.Dockerfile --expect efa-installer=1.49.0");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.out.find("tests/fixtures/seed002/short.Dockerfile:6:19: error: the image installs EFA installer 1.50.0 "
+                       "but the host has 1.49.0 [efa-version-pin]"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(LintCli, MalformedDockerfileExitsTwoWithAPositionedMessageAndNoReport) {
+  fs::path tmp = fs::temp_directory_path() / ("trainimg_bad_" + std::to_string(::getpid()) + ".Dockerfile");
+  std::ofstream(tmp) << "FROM x\nRUN apt-get update\n && ./efa_installer.sh -y\n";
+  Result r = lint("--format json tests/fixtures/seed002/short.Dockerfile " + tmp.string());
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')), tmp.string() + ":3:2: error: unknown instruction '&&'");
+  fs::remove(tmp);
+}
+
+TEST(LintCli, UsageErrorsExitTwo) {
+  EXPECT_EQ(lint("does/not/exist.Dockerfile").rc, 2);
+  EXPECT_EQ(lint("--format xml " + kPitfalls).rc, 2);
+  Result r = lint("--expect efa-installer=latest " + kPitfalls);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(lint("").rc, 2);  // no FILE
+}
+
+}  // namespace
