@@ -22,5 +22,7 @@ struct Command {
 void setup_rules(CLI::App& sub, Runner& run);
 void setup_lint(CLI::App& sub, Runner& run);
 void setup_build(CLI::App& sub, Runner& run);
+void setup_import(CLI::App& sub, Runner& run);
+void setup_pyxis_importer(CLI::App& sub, Runner& run);
 
 }  // namespace trainimg::cmd

@@ -85,14 +85,25 @@ void LayerMerger::resolve_hardlink(MergedNode& n) {
   if (it == view_.end())
     throw Error(layer_id_, "hard link " + n.entry.path + " -> " + target +
                                ": the target is not in this layer or a lower one");
-  const MergedNode& t = it->second;
+  MergedNode& t = it->second;
+  // Docker's extraction chmods, chowns and chtimes the link with its own
+  // header, so the shared inode takes the link's metadata (checked against
+  // `docker export`); the target path shows it too while it is that inode.
+  const auto take_link_meta = [&](Entry& inode) {
+    inode.mode = n.entry.mode;
+    inode.uid = n.entry.uid;
+    inode.gid = n.entry.gid;
+    inode.mtime = n.entry.mtime;
+  };
   switch (t.entry.type) {
     case EntryType::File:
       n.content_seq = t.seq;
+      take_link_meta(t.entry);
       n.source = t.entry;
       break;
     case EntryType::Hardlink:
       n.content_seq = t.content_seq;
+      take_link_meta(t.source);
       n.source = t.source;
       break;
     case EntryType::Dir:

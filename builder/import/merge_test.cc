@@ -133,8 +133,19 @@ TEST(LayerMerger, HardLinksKeepTheBytesOfATargetThatALaterLayerReplaced) {
   EXPECT_EQ(plan.links, (std::map<std::string, std::string>{{"/c", "/b"}}));
   const auto& b = w.m.view().at("/b");
   EXPECT_EQ(b.entry.type, EntryType::File);
-  EXPECT_EQ(b.entry.mode, 0750u);
+  EXPECT_EQ(b.entry.mode, 0644u);  // the last link header's mode, as Docker chmods the inode
   EXPECT_EQ(b.entry.size, 5u);
+}
+
+TEST(LayerMerger, HardLinkHeaderMetadataAppliesToTheSharedInodeAsDockerDoes) {
+  Walk w;
+  Entry l = link("/b", "/a");
+  l.mode = 0700;
+  l.mtime = 7;
+  w.layer_of({ent("/a", EntryType::File, 0755), l});
+  EXPECT_EQ(w.m.view().at("/a").entry.mode, 0700u);
+  EXPECT_EQ(w.m.view().at("/a").entry.mtime, 7);
+  EXPECT_EQ(w.m.view().at("/b").source.mode, 0700u);
 }
 
 TEST(LayerMerger, HardLinkToAMissingTargetIsAnErrorNamingTheLayer) {

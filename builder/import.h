@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `trainimg import SOURCE -o OUT.sqsh`: an image (dockerd://, docker-archive:,
+// oci:, dir:) streamed into an enroot-compatible squashfs, published
+// atomically with a sidecar (docs/import.md). Included by builder/builder.h.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "sqsh/sqsh.h"
+
+namespace trainimg::builder {
+
+struct ImportOptions {
+  std::string source;  ///< "dockerd://IMG", "docker-archive:PATH", "oci:DIR[:TAG]", "dir:ROOTFS", or a path
+  std::string output;  ///< OUT.sqsh
+  sqsh::Compressor compressor = sqsh::Compressor::Zstd;
+  std::optional<int> level;          ///< default: zstd 3 (Pyxis's caching importer)
+  uint32_t block_size = 1u << 20;    ///< 1 MiB (Pyxis's caching importer: -b 1M)
+  unsigned jobs = 0;                 ///< compressor threads; 0 = all cores
+  bool force = false;                ///< replace an existing OUT atomically
+  bool enroot_defaults = false;      ///< enroot's layout: -comp lzo -noD, 128 KiB blocks
+  bool keep_xattrs = false;          ///< enroot drops every xattr
+  /// SOURCE_DATE_EPOCH: the mtime of generated files and the super block,
+  /// and the clamp for every other mtime. Unset: the newest mtime in the image.
+  std::optional<int64_t> source_date_epoch;
+};
+
+/// One progress event (phase "merge", "data", "finish", "verify", "done").
+struct ImportProgress {
+  std::string phase;
+  uint64_t files = 0;        ///< regular files written so far
+  uint64_t bytes = 0;        ///< their bytes so far
+  uint64_t total_files = 0;  ///< known after a merge pass; 0 when streaming
+  uint64_t total_bytes = 0;
+};
+using ImportProgressFn = std::function<void(const ImportProgress&)>;
+
+struct ImportResult {
+  std::string output;  ///< the published path
+  sqsh::ImageInfo info;
+  uint64_t image_bytes = 0;
+  uint64_t input_bytes = 0;  ///< file bytes written into the image
+  uint64_t files = 0, entries = 0;
+  unsigned passes = 1;       ///< walks of the source (2 for layered sources)
+  nlohmann::ordered_json sidecar;
+};
+
+/// Runs the whole import and publishes OUT and OUT.json. Throws Error (and
+/// builder::Interrupted for SIGINT/SIGTERM/SIGHUP) with the partial output
+/// removed; the message names the source, the entry or the output.
+ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& progress = {});
+
+/// SOURCE_DATE_EPOCH from the environment: nullopt when unset; throws
+/// Error when it is not a non-negative integer.
+std::optional<int64_t> source_date_epoch_from_env();
+
+}  // namespace trainimg::builder

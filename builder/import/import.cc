@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The import pipeline: source -> merged view -> enroot's fix-ups and files ->
+// sqsh::Writer on a partial file -> read-back -> rename -> sidecar.
+//
+// Passes. A layered source with more than one layer is walked twice: first
+// metadata only (LayerMerger; file data is skipped, seeked over where the
+// format allows), then again streaming only the bytes of the versions that
+// won into the writer. A single stream (dockerd's export, a one-layer image,
+// a rootfs directory) is walked once, each file written as it comes; should
+// that stream later replace or delete a file already written (a duplicate
+// tar member), the output is thrown away and the source walked again in two
+// passes, so the image never carries dead bytes.
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "builder/enroot_config.h"
+#include "builder/import.h"
+#include "builder/import/dockerd_export.h"
+#include "builder/import/fixup.h"
+#include "builder/import/merge.h"
+#include "builder/publish.h"
+#include "common/error.h"
+#include "common/version_info.h"
+#include "inspect/source.h"
+#include "inspect/tree.h"
+
+namespace trainimg::builder {
+
+namespace {
+
+using inspect::Entry;
+using inspect::EntryType;
+
+constexpr size_t kChunk = 1u << 20;
+
+// Paths enroot's import writes itself (docker::configure) or Docker's init
+// layer replaces: a single pass never writes the image's bytes for them.
+const char* const kGeneratedPaths[] = {"/etc/environment", "/etc/rc",       "/etc/rc.local",
+                                       "/etc/fstab",       "/etc/hosts",    "/etc/hostname",
+                                       "/etc/resolv.conf"};
+
+bool is_generated_path(const std::string& p) {
+  return std::any_of(std::begin(kGeneratedPaths), std::end(kGeneratedPaths), [&](const char* g) { return p == g; });
+}
+
+sqsh::NodeType node_type(EntryType t) {
+  switch (t) {
+    case EntryType::File: return sqsh::NodeType::File;
+    case EntryType::Dir: return sqsh::NodeType::Dir;
+    case EntryType::Symlink: return sqsh::NodeType::Symlink;
+    case EntryType::Hardlink: return sqsh::NodeType::Hardlink;
+    case EntryType::Fifo: return sqsh::NodeType::Fifo;
+    case EntryType::CharDev: return sqsh::NodeType::CharDev;
+    case EntryType::BlockDev: return sqsh::NodeType::BlockDev;
+    case EntryType::Socket: return sqsh::NodeType::Socket;
+  }
+  return sqsh::NodeType::File;
+}
+
+uint32_t clamp_time(int64_t t) { return static_cast<uint32_t>(std::clamp<int64_t>(t, 0, UINT32_MAX)); }
+
+sqsh::Node to_node(Entry e, const FixupOptions& fix) {
+  enroot_fixup(e, fix);
+  sqsh::Node n;
+  n.path = e.path;
+  n.type = node_type(e.type);
+  n.mode = e.mode;
+  n.uid = e.uid;
+  n.gid = e.gid;
+  n.size = e.size;
+  n.mtime = clamp_time(e.mtime);
+  n.rdev_major = e.rdev_major;
+  n.rdev_minor = e.rdev_minor;
+  n.link_target = e.link_target;
+  n.xattrs = std::move(e.xattrs);
+  return n;
+}
+
+sqsh::WriterOptions writer_options(const ImportOptions& o, uint32_t mtime) {
+  sqsh::WriterOptions w;
+  w.compressor = o.compressor;
+  w.level = o.level;
+  w.block_size = o.block_size;
+  if (o.enroot_defaults) {  // enroot: mksquashfs -comp lzo -noD (128 KiB blocks: mksquashfs's default)
+    w.compressor = sqsh::Compressor::Lzo;
+    w.compress_data = false;
+    w.block_size = 128u * 1024;
+  }
+  w.num_workers = o.jobs;
+  w.all_root = true;
+  w.mtime = mtime;
+  w.clamp_mtimes = o.source_date_epoch.has_value();
+  w.exportable = true;
+  w.deduplicate = true;
+  w.keep_xattrs = o.keep_xattrs;
+  return w;
+}
+
+// Everything one attempt at writing the image shares.
+struct Job {
+  const ImportOptions& opt;
+  const ImportProgressFn& progress;
+  inspect::ImageSource& src;
+  inspect::ImageDescription desc;
+  bool daemon_export = false;  ///< dockerd's flattened export: init layer already in it
+  FixupOptions fix;
+  ImportProgress prog;
+
+  void report(const std::string& phase) {
+    prog.phase = phase;
+    if (progress) progress(prog);
+  }
+};
+
+// Streams one file's bytes into the writer, checking the size the header gave.
+void copy_content(Job& job, sqsh::Writer& w, const sqsh::Node& node, inspect::ContentReader& r) {
+  static thread_local std::vector<char> buf(kChunk);
+  w.begin_file(node);
+  uint64_t got = 0;
+  for (;;) {
+    check_interrupted(job.desc.reference);
+    size_t n = r.read(buf.data(), buf.size());
+    if (n == 0) break;
+    got += n;
+    if (got > node.size) break;
+    w.write(buf.data(), n);
+  }
+  if (got != node.size)
+    throw Error(job.desc.reference, node.path + ": the header says " + std::to_string(node.size) +
+                                        " bytes, the data has " + (got > node.size ? "more" : std::to_string(got)));
+  w.end_file();
+  job.prog.files++;
+  job.prog.bytes += got;
+  if (job.prog.files % 1024 == 0) job.report("data");
+}
+
+// Pass 1 of a layered source: metadata only.
+class MergePass : public inspect::LayerVisitor {
+ public:
+  MergePass(Job& job, LayerMerger& m) : job_(job), m_(m) {}
+  void begin_layer(const std::string& id, size_t index) override { m_.begin_layer(index, id); }
+  bool entry(const Entry& e) override {
+    if ((seq_ & 1023) == 0) check_interrupted(job_.desc.reference);
+    m_.apply(e, seq_++);
+    return false;
+  }
+  uint64_t entries() const { return seq_; }
+
+ private:
+  Job& job_;
+  LayerMerger& m_;
+  uint64_t seq_ = 0;
+};
+
+// Pass 2: the bytes of the planned owners only, at their walk positions.
+class DataPass : public inspect::LayerVisitor {
+ public:
+  DataPass(Job& job, sqsh::Writer& w, const MergedView& view, const WritePlan& plan)
+      : job_(job), w_(w), view_(view), plan_(plan) {}
+  bool entry(const Entry& e) override {
+    const uint64_t s = seq_++;
+    if ((s & 1023) == 0) check_interrupted(job_.desc.reference);
+    auto it = plan_.content_owner.find(s);
+    if (it == plan_.content_owner.end()) return false;
+    const MergedNode& n = view_.at(it->second);
+    if (e.type != EntryType::File || (e.path != it->second && n.source.path != e.path && e.path != n.entry.path))
+      throw Error(job_.desc.reference, "the source changed between two walks (at " + e.path + ")",
+                  "do not modify the image while it is imported");
+    if (n.entry.size == 0) return false;
+    current_ = &n;
+    return true;
+  }
+  void content(const Entry& e, inspect::ContentReader& r) override {
+    if (!current_) return;
+    (void)e;
+    copy_content(job_, w_, to_node(current_->entry, job_.fix), r);
+    written_.insert(current_->entry.path);
+    current_ = nullptr;
+  }
+  const std::unordered_set<std::string>& written() const { return written_; }
+
+ private:
+  Job& job_;
+  sqsh::Writer& w_;
+  const MergedView& view_;
+  const WritePlan& plan_;
+  const MergedNode* current_ = nullptr;
+  uint64_t seq_ = 0;
+  std::unordered_set<std::string> written_;
+};
+
+// The single pass: merge and write each file as it comes.
+class OnePass : public inspect::LayerVisitor {
+ public:
+  OnePass(Job& job, sqsh::Writer& w, LayerMerger& m) : job_(job), w_(w), m_(m) {}
+  void begin_layer(const std::string& id, size_t index) override { m_.begin_layer(index, id); }
+  bool entry(const Entry& e) override {
+    const uint64_t s = seq_++;
+    if ((s & 1023) == 0) check_interrupted(job_.desc.reference);
+    m_.apply(e, s);
+    if (e.type != EntryType::File || e.size == 0 || enroot_excludes(e) || is_generated_path(e.path)) return false;
+    pending_ = s;
+    return true;
+  }
+  void content(const Entry& e, inspect::ContentReader& r) override {
+    copy_content(job_, w_, to_node(e, job_.fix), r);
+    written_[pending_] = e.path;
+  }
+  const std::unordered_map<uint64_t, std::string>& written() const { return written_; }
+  uint64_t entries() const { return seq_; }
+
+ private:
+  Job& job_;
+  sqsh::Writer& w_;
+  LayerMerger& m_;
+  uint64_t seq_ = 0;
+  uint64_t pending_ = 0;
+  std::unordered_map<uint64_t, std::string> written_;
+};
+
+int64_t newest_mtime(const MergedView& v) {
+  int64_t t = 0;
+  for (const auto& [p, n] : v) t = std::max(t, n.entry.mtime);
+  return t;
+}
+
+// Docker's init layer and enroot's docker::configure, on the merged view.
+// Returns the generated files' contents by path.
+std::map<std::string, std::string> add_generated(Job& job, LayerMerger& m, int64_t mtime) {
+  MergedView& v = m.view();
+  if (!job.daemon_export) {
+    for (const Entry& e : docker_init_layer(mtime)) {
+      auto it = v.find(e.path);
+      if (e.type == EntryType::Dir) {
+        m.put(e, /*keep_dir=*/true);
+      } else if (it == v.end() || it->second.entry.type != EntryType::Dir) {
+        m.put(e);  // Docker unlinks the image's file; a directory would survive
+      }
+    }
+  }
+  std::map<std::string, std::string> files = {{"/etc/fstab", enroot_fstab(job.desc.config)},
+                                              {"/etc/environment", enroot_environment(job.desc.config)},
+                                              {"/etc/rc", enroot_rc(job.desc.config, job.opt.source)},
+                                              {"/etc/rc.local", enroot_rc_local()}};
+  m.put(make_dir("/etc", mtime), /*keep_dir=*/true);
+  // `mkdir -p "${rootfs}${workdir}"`: through existing directories only (a
+  // symlink on the way is followed by mkdir, and not emulated here).
+  std::string wd = enroot_workdir(job.desc.config);
+  if (wd.starts_with("/")) {
+    std::string path;
+    wd = inspect::normalize_path(wd);
+    for (size_t pos = 1; wd != "/" && pos <= wd.size();) {
+      size_t slash = std::min(wd.find('/', pos), wd.size());
+      path = wd.substr(0, slash);
+      pos = slash + 1;
+      auto it = v.find(path);
+      if (it == v.end()) m.put(make_dir(path, mtime));
+      else if (it->second.entry.type != EntryType::Dir) break;
+    }
+  }
+  for (const auto& [path, text] : files) {
+    // A shell redirection keeps an existing file's mode.
+    auto it = v.find(path);
+    uint32_t mode = it != v.end() && it->second.entry.type == EntryType::File ? it->second.entry.mode : 0644;
+    m.put(make_file(path, mode, text.size(), mtime));
+  }
+  return files;
+}
+
+void drop_excluded(MergedView& v) {
+  std::erase_if(v, [](const auto& kv) { return enroot_excludes(kv.second.entry); });
+}
+
+// Everything but the streamed file data: directories, other nodes, empty and
+// generated files, then hard links (their owners exist by then).
+void write_tree(Job& job, sqsh::Writer& w, const MergedView& v, const std::map<std::string, std::string>& generated,
+                const std::function<bool(const MergedNode&)>& data_written) {
+  for (const auto& [path, n] : v)
+    if (n.entry.type == EntryType::Dir) w.add(to_node(n.entry, job.fix));
+  for (const auto& [path, n] : v) {
+    switch (n.entry.type) {
+      case EntryType::Dir:
+      case EntryType::Hardlink: break;
+      case EntryType::File: {
+        if (data_written(n)) break;
+        auto g = generated.find(path);
+        sqsh::Node node = to_node(n.entry, job.fix);
+        if (n.seq == kGeneratedSeq && g != generated.end()) {
+          w.begin_file(node);
+          if (!g->second.empty()) w.write(g->second.data(), g->second.size());
+          w.end_file();
+        } else if (n.entry.size == 0) {
+          w.begin_file(node);
+          w.end_file();
+        } else {
+          throw Error(job.desc.reference, path + ": the source never delivered this file's data");
+        }
+        break;
+      }
+      default: w.add(to_node(n.entry, job.fix));
+    }
+  }
+  for (const auto& [path, n] : v)
+    if (n.entry.type == EntryType::Hardlink) w.add_hardlink(path, n.entry.link_target);
+}
+
+struct Written {
+  uint64_t entries = 0;
+  unsigned passes = 0;
+};
+
+// One attempt. Returns false when a single pass met a replaced file and the
+// image must be written again in two passes.
+bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
+  LayerMerger m;
+  const int64_t sde = job.opt.source_date_epoch.value_or(0);
+  if (two_pass) {
+    job.report("merge");
+    MergePass p1(job, m);
+    job.src.walk(p1);
+    m.finish();
+    int64_t mtime = job.opt.source_date_epoch ? sde : newest_mtime(m.view());
+    auto generated = add_generated(job, m, mtime);
+    drop_excluded(m.view());
+    WritePlan plan = plan_writes(m.view());
+    for (const auto& [s, path] : plan.content_owner) {
+      job.prog.total_files++;
+      job.prog.total_bytes += m.view().at(path).entry.size;
+    }
+    job.report("data");
+    DataPass p2(job, w, m.view(), plan);
+    job.src.walk(p2);
+    write_tree(job, w, m.view(), generated, [&](const MergedNode& n) { return p2.written().count(n.entry.path) != 0; });
+    out = {p1.entries(), 2};
+    return true;
+  }
+  job.report("data");
+  OnePass p(job, w, m);
+  job.src.walk(p);
+  m.finish();
+  int64_t mtime = job.opt.source_date_epoch ? sde : newest_mtime(m.view());
+  auto generated = add_generated(job, m, mtime);
+  drop_excluded(m.view());
+  WritePlan plan = plan_writes(m.view());
+  // Every byte written must be the final content of the path it went to.
+  for (const auto& [s, path] : p.written()) {
+    auto owner = plan.content_owner.find(s);
+    if (owner == plan.content_owner.end() || owner->second != path) return false;
+  }
+  for (const auto& [s, path] : plan.content_owner) {
+    const MergedNode& n = m.view().at(path);
+    if (s != kGeneratedSeq && n.entry.size > 0 && !p.written().count(s)) return false;
+  }
+  write_tree(job, w, m.view(), generated, [&](const MergedNode& n) {
+    return n.seq != kGeneratedSeq && n.entry.size > 0 && p.written().count(n.seq) != 0;
+  });
+  out = {p.entries(), 1};
+  return true;
+}
+
+std::unique_ptr<inspect::ImageSource> open_input(const std::string& uri, bool& daemon_export) {
+  constexpr std::string_view kDockerd = "dockerd://";
+  daemon_export = uri.starts_with(kDockerd);
+  if (daemon_export) return open_dockerd_export(uri.substr(kDockerd.size()));
+  return inspect::open_source(uri);
+}
+
+nlohmann::ordered_json make_sidecar(const Job& job, const ImportResult& r, const sqsh::WriterOptions& wo) {
+  nlohmann::ordered_json j;
+  j["schema"] = "trainimg.import/v1";
+  j["image"] = std::filesystem::absolute(r.output).lexically_normal().string();
+  j["source"] = job.opt.source;
+  j["source_kind"] = job.desc.kind;
+  j["image_digest"] = job.desc.digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(job.desc.digest);
+  j["config_digest"] =
+      job.desc.config_digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(job.desc.config_digest);
+  j["layers"] = job.desc.layers;
+  j["trainimg_version"] = TRAINIMG_VERSION;
+  j["compression"] = {{"algorithm", std::string(sqsh::to_string(r.info.compressor))},
+                      {"requested", std::string(sqsh::to_string(wo.compressor))},
+                      {"level", wo.level ? nlohmann::ordered_json(*wo.level) : nlohmann::ordered_json()},
+                      {"block_size", r.info.block_size},
+                      {"data_compressed", r.info.data_compressed},
+                      {"enroot_defaults", job.opt.enroot_defaults}};
+  j["sizes"] = {{"image_bytes", r.image_bytes},
+                {"file_bytes", r.input_bytes},
+                {"files", r.files},
+                {"inodes", r.info.inode_count},
+                {"source_entries", r.entries}};
+  j["mtime"] = r.info.mtime;
+  j["source_date_epoch"] =
+      job.opt.source_date_epoch ? nlohmann::ordered_json(*job.opt.source_date_epoch) : nlohmann::ordered_json();
+  j["xattrs_kept"] = job.opt.keep_xattrs;
+  j["passes"] = r.passes;
+  return j;
+}
+
+}  // namespace
+
+std::optional<int64_t> source_date_epoch_from_env() {
+  const char* v = std::getenv("SOURCE_DATE_EPOCH");
+  if (!v || !*v) return std::nullopt;
+  std::string s(v);
+  if (s.size() > 12 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    throw Error("SOURCE_DATE_EPOCH", "'" + s + "' is not a number of seconds since 1970",
+                "set it to e.g. $(git log -1 --format=%ct), or unset it");
+  return std::stoll(s);
+}
+
+ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& progress) {
+  SignalGuard guard;
+  bool daemon_export = false;
+  auto src = open_input(opt.source, daemon_export);
+  Job job{opt, progress, *src, src->describe(), daemon_export, FixupOptions{opt.keep_xattrs}, {}};
+  if (job.desc.reference.empty()) job.desc.reference = opt.source;
+  const bool layered = job.desc.layers.size() > 1;
+  // The super block mtime must not depend on the clock: SOURCE_DATE_EPOCH or
+  // the image's newest file (set again per attempt by write_image's view).
+  ImportResult r;
+  r.output = opt.output;
+  try {
+    PartialOutput out(opt.output, opt.force);
+    sqsh::WriterOptions wo;
+    Written written;
+    for (bool two_pass = layered;; two_pass = true) {
+      if (::ftruncate(out.fd(), 0) != 0) throw_errno(out.partial_path(), "truncate failed");
+      job.prog = {};
+      // A first walk for the mtime would cost a pass; the newest mtime is
+      // only known after the merge, so a provisional writer gets SDE or 0
+      // and every entry carries its own mtime.
+      wo = writer_options(opt, clamp_time(opt.source_date_epoch.value_or(0)));
+      sqsh::Writer w(out.fd(), opt.output, wo);
+      if (!write_image(job, w, two_pass, written)) continue;
+      job.report("finish");
+      r.image_bytes = w.finish();
+      auto st = w.stats();
+      r.input_bytes = st.input_bytes;
+      r.files = st.files;
+      break;
+    }
+    job.report("verify");
+    r.info = out.verify_and_commit();
+    r.entries = written.entries;
+    r.passes = written.passes;
+  } catch (const Interrupted&) {
+    throw;
+  } catch (const Error& e) {
+    if (int sig = pending_signal()) throw Interrupted(sig, opt.source);
+    throw explain_io_error(e, opt.output);
+  }
+  r.sidecar = make_sidecar(job, r, writer_options(opt, 0));
+  write_sidecar(opt.output, r.sidecar);
+  job.report("done");
+  return r;
+}
+
+}  // namespace trainimg::builder

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The import against enroot's real pipeline, run by hand with the real tools:
+// `docker create` + `docker export | tar -px --exclude='dev/*'
+// --exclude='.dockerenv'`, enroot's fixperms (`chmod -R u+rX`, `find
+// -maxdepth 15 -type d … chmod u+w`), enroot's four files, and `mksquashfs
+// -all-root -comp lzo -noD`. Both images are listed with `unsquashfs -lln`
+// and extracted with `unsquashfs`; every path, type, mode, owner, size, link
+// target, link count and byte must be equal. mtimes are the documented
+// difference (trainimg's are reproducible). Needs dockerd and root; skipped
+// with the reason otherwise.
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "builder/enroot_config.h"
+#include "builder/import.h"
+#include "builder/publish.h"
+#include "common/error.h"
+#include "inspect/testing/image_builder.h"
+
+namespace trainimg::builder {
+namespace {
+
+namespace fs = std::filesystem;
+using inspect::testing::ImageSpec;
+using inspect::testing::TempDir;
+
+struct ShellRun {
+  int rc;
+  std::string out;
+};
+
+ShellRun sh(const std::string& cmd) {
+  ShellRun r{-1, {}};
+  FILE* p = ::popen(("set -e; " + cmd).c_str(), "r");
+  if (!p) return r;
+  char buf[65536];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  int st = ::pclose(p);
+  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+bool have_docker() { return ::access("/var/run/docker.sock", W_OK) == 0 && sh("docker info >/dev/null 2>&1").rc == 0; }
+
+// The fixture: three layers exercising what the merge and the fix-ups must
+// get right.
+ImageSpec fixture() {
+  ImageSpec img;
+  img.tag = "trainimg-import-fixture:1";
+  img.layer()
+      .dir("/etc")
+      .file("/etc/hosts", "127.0.0.1 localhost\n")
+      .file("/etc/passwd", "root:x:0:0::/root:/bin/sh\n")
+      .dir("/bin")
+      .file("/bin/tool", "old tool\n", 0755)
+      .hardlink("/bin/tool2", "/bin/tool")
+      .file("/bin/su", "setuid\n", 04755)
+      .dir("/data")
+      .dir("/data/old")
+      .file("/data/old/f", "gone\n")
+      .dir("/opt")
+      .dir("/opt/keep")
+      .file("/opt/keep/a.txt", "lower\n")
+      .file("/empty", "")
+      .symlink("/dangling", "/no/where")
+      .dir("/run")
+      .fifo("/run/fifo")
+      .file("/\xc3\xbc" "n\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9 na\xc3\xaf" "ve.txt", "unicode\n")
+      .dir("/ro", 0555)
+      .file("/ro/f", "read only\n", 0444)
+      .file("/noperm", "no permission bits\n", 0000)
+      .file("/xonly", "group x\n", 0010)
+      .dir("/var")
+      .dir("/var/lib")
+      .dir("/var/lib/lists")
+      .file("/var/lib/lists/big", std::string(300000, 'a'));
+  img.layer()
+      .whiteout("/data/old")
+      .opaque("/opt/keep")
+      .file("/opt/keep/b.txt", "upper\n")
+      .file("/bin/tool", "new tool\n", 0755);
+  img.layer()
+      .whiteout("/var/lib/lists")
+      .file("/etc/passwd", "root:x:0:0::/root:/bin/bash\n");
+  img.config.env = {"PATH=/usr/bin:/bin", "A=${B}:x"};
+  img.config.entrypoint = {"/bin/tool"};
+  img.config.cmd = {"--flag", "it's"};
+  img.config.workdir = "/workspace/deep";
+  img.config.labels = {{"maintainer", "h"}};
+  img.config.volumes = {"/data"};
+  return img;
+}
+
+void write_text(const fs::path& p, const std::string& s) {
+  std::ofstream(p, std::ios::binary) << s;
+}
+
+// enroot's `docker::configure` on a tree, with its formats from enroot_config
+// (those are pinned against enroot's own bash in enroot_config_test.cc).
+void enroot_configure(const fs::path& root, const inspect::ImageConfig& c, const std::string& uri) {
+  fs::create_directories(root / "etc");
+  write_text(root / "etc/fstab", enroot_fstab(c));
+  write_text(root / "etc/environment", enroot_environment(c));
+  write_text(root / "etc/rc", enroot_rc(c, uri));
+  write_text(root / "etc/rc.local", enroot_rc_local());
+  fs::create_directories(root / enroot_workdir(c).substr(1));
+}
+
+// `unsquashfs -lln` without the date and time columns (and without the
+// size of directories, which depends on the directory table layout).
+std::string listing(const std::string& img) {
+  ShellRun r = sh("unsquashfs -lln '" + img + "'");
+  EXPECT_EQ(r.rc, 0) << img;
+  std::istringstream in(r.out);
+  std::string line, out;
+  static const std::regex re(R"(^(\S+) (\S+)\s+(\d+) \S+ \S+ (.*)$)");
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (!std::regex_match(line, m, re)) continue;
+    std::string size = m[1].str()[0] == 'd' ? "-" : m[3].str();
+    out += m[1].str() + " " + m[2].str() + " " + size + " " + m[4].str() + "\n";
+  }
+  return out;
+}
+
+// Every path of an extracted tree: type+mode, owner, size, link target, nlink, bytes.
+std::map<std::string, std::string> tree(const fs::path& root) {
+  std::map<std::string, std::string> out;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    struct stat st {};
+    ::lstat(it->path().c_str(), &st);
+    std::ostringstream s;
+    s << std::oct << st.st_mode << std::dec << " " << st.st_uid << ":" << st.st_gid << " nlink=" << st.st_nlink;
+    if (S_ISREG(st.st_mode)) {
+      std::ifstream f(it->path(), std::ios::binary);
+      s << " size=" << st.st_size << " data=" << std::string((std::istreambuf_iterator<char>(f)), {});
+    } else if (S_ISLNK(st.st_mode)) {
+      s << " -> " << fs::read_symlink(it->path()).string();
+    }
+    out[fs::relative(it->path(), root).string()] = s.str();
+  }
+  return out;
+}
+
+std::map<std::string, std::string> extract(const std::string& img, const fs::path& dir) {
+  EXPECT_EQ(sh("unsquashfs -no-progress -d '" + dir.string() + "' '" + img + "' >/dev/null").rc, 0);
+  return tree(dir);
+}
+
+class ImportVsEnroot : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "needs root (tar -p and unsquashfs keep owners only as root)";
+    if (!have_docker()) GTEST_SKIP() << "needs a running dockerd at /var/run/docker.sock";
+    ::umask(022);
+    img_ = fixture();
+    archive_ = tmp_ / "img.tar";
+    inspect::testing::write_docker_archive(img_, archive_, inspect::testing::ArchiveLayout::Legacy);
+    ASSERT_EQ(sh("docker load -q -i " + archive_ + " >/dev/null").rc, 0);
+  }
+  void TearDown() override { sh("docker rmi -f " + img_.tag + " >/dev/null 2>&1 || true"); }
+
+  // enroot's pipeline by hand, from the daemon's export of the same image.
+  std::string reference(const std::string& uri) {
+    fs::path ref = tmp_ / "ref";
+    std::string r = ref.string();
+    fs::create_directories(ref);
+    ShellRun run = sh("cid=$(docker create " + img_.tag + " true); docker export $cid | tar -C " + r +
+                 " --warning=no-timestamp --anchored --exclude='dev/*' --exclude='.dockerenv' -px; docker rm $cid "
+                 ">/dev/null; chmod -f -R u+rX " + r + " || :; find " + r +
+                 " -maxdepth 15 -type d ! -perm -u=w -exec chmod -f u+w {} \\+ || :");
+    EXPECT_EQ(run.rc, 0) << run.out;
+    enroot_configure(ref, img_.config, uri);
+    std::string out = tmp_ / "ref.sqsh";
+    EXPECT_EQ(sh("mksquashfs " + r + " " + out + " -all-root -comp lzo -noD -noappend -quiet >/dev/null").rc, 0);
+    fs::remove_all(ref);
+    return out;
+  }
+
+  void expect_same(const std::string& ours, const std::string& ref) {
+    EXPECT_EQ(listing(ours), listing(ref));
+    auto a = extract(ours, tmp_ / "x-ours");
+    auto b = extract(ref, tmp_ / "x-ref");
+    EXPECT_EQ(a.size(), b.size());
+    for (const auto& [path, facts] : b) EXPECT_EQ(a[path], facts) << path;
+    for (const auto& [path, facts] : a) EXPECT_TRUE(b.count(path)) << "extra path in ours: " << path;
+    fs::remove_all(tmp_ / "x-ours");
+    fs::remove_all(tmp_ / "x-ref");
+    ShellRun rd = sh("rdsquashfs -l / '" + ours + "' >/dev/null");
+    EXPECT_EQ(rd.rc, 0) << "rdsquashfs cannot read " << ours;
+  }
+
+  TempDir tmp_dir_;
+  fs::path tmp_{tmp_dir_.path()};
+  ImageSpec img_;
+  std::string archive_;
+};
+
+TEST_F(ImportVsEnroot, DockerdImportEqualsEnrootsPipelineOnTheSameImage) {
+  std::string uri = "dockerd://" + img_.tag;
+  ImportOptions o;
+  o.source = uri;
+  o.output = tmp_ / "ours.sqsh";
+  o.enroot_defaults = true;
+  ImportResult r = import_image(o);
+  EXPECT_EQ(r.passes, 1u);
+  EXPECT_FALSE(r.info.data_compressed);
+  EXPECT_EQ(r.info.compressor, sqsh::Compressor::Lzo);
+  expect_same(o.output, reference(uri));
+  EXPECT_TRUE(fs::exists(o.output + ".json"));
+}
+
+TEST_F(ImportVsEnroot, DockerArchiveImportMergesLayersLikeTheDaemon) {
+  std::string uri = "docker-archive:" + archive_;
+  ImportOptions o;
+  o.source = uri;
+  o.output = tmp_ / "ours.sqsh";
+  ImportResult r = import_image(o);
+  EXPECT_EQ(r.passes, 2u);
+  expect_same(o.output, reference(uri));
+  // Only the final versions' bytes are in the image: the 300000 bytes that a
+  // later layer deleted are not (zstd would shrink them, so check the input).
+  EXPECT_LT(r.input_bytes, 1000u);
+}
+
+TEST(ImportReproducible, SameImageAndSourceDateEpochGiveIdenticalBytes) {
+  TempDir tmp;
+  ImageSpec img = fixture();
+  std::string archive = tmp / "img.tar";
+  inspect::testing::write_docker_archive(img, archive);
+  ImportOptions o;
+  o.source = "docker-archive:" + archive;
+  o.source_date_epoch = 1700000000;
+  o.jobs = 4;
+  o.output = tmp / "a.sqsh";
+  import_image(o);
+  o.output = tmp / "b.sqsh";
+  o.jobs = 1;
+  import_image(o);
+  EXPECT_EQ(sh("cmp " + tmp / "a.sqsh" + " " + tmp / "b.sqsh").rc, 0);
+  ShellRun l = sh("unsquashfs -lln " + tmp / "a.sqsh" + " | awk '{print $4}' | sort -u");
+  // The fixture's files carry mtime 0 and keep it; generated files get
+  // SOURCE_DATE_EPOCH, and nothing is later than it.
+  EXPECT_EQ(l.out, "1970-01-01\n2023-11-14\n");
+}
+
+TEST(ImportPublish, ExistingOutputIsRefusedWithoutForceAndReplacedWithIt) {
+  TempDir tmp;
+  ImageSpec img = fixture();
+  inspect::testing::write_rootfs(img, tmp / "root");
+  std::string out = tmp / "img.sqsh";
+  write_text(out, "old");
+  ImportOptions o;
+  o.source = "dir:" + tmp / "root";
+  o.output = out;
+  EXPECT_THROW(import_image(o), Error);
+  EXPECT_EQ(inspect::testing::read_bytes(out), "old");
+  o.force = true;
+  ImportResult r = import_image(o);
+  EXPECT_EQ(r.passes, 1u);
+  EXPECT_EQ(sh("unsquashfs -cat " + out + " etc/rc.local").out, enroot_rc_local());
+  EXPECT_EQ(sh("unsquashfs -cat " + out + " etc/hosts").out, "");  // Docker's init layer
+  EXPECT_EQ(sh("ls " + tmp.path()).out, "img.sqsh\nimg.sqsh.json\nroot\n");
+}
+
+TEST(ImportPublish, FullFileSystemLeavesNothingAndSaysSo) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs";
+  TempDir tmp;
+  std::string mnt = tmp / "small";
+  fs::create_directories(mnt);
+  if (::mount("tmpfs", mnt.c_str(), "tmpfs", 0, "size=1m") != 0) GTEST_SKIP() << "cannot mount tmpfs here";
+  struct Unmount {
+    std::string p;
+    ~Unmount() { ::umount2(p.c_str(), MNT_DETACH); }
+  } unmount{mnt};
+  fs::create_directories(tmp / "root");
+  sh("head -c 4000000 /dev/urandom > " + tmp / "root/random.bin");
+  ImportOptions o;
+  o.source = "dir:" + tmp / "root";
+  o.output = mnt + "/img.sqsh";
+  try {
+    import_image(o);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(e.diagnostic().message.find("No space left on device"), std::string::npos) << e.what();
+    EXPECT_EQ(e.diagnostic().hint, "the file system of the output is full (" + mnt +
+                                       "); nothing was published and the partial file was removed");
+  }
+  EXPECT_TRUE(fs::is_empty(mnt));
+}
+
+TEST(ImportPublish, SigintMidImportLeavesNothingAndExitsWithTheSignal) {
+  TempDir tmp;
+  fs::create_directories(tmp / "root");
+  sh("for i in $(seq 1 64); do head -c 4000000 /dev/urandom > " + tmp / "root" + "/f$i; done");
+  std::string out = tmp / "out";
+  fs::create_directories(out);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    ImportOptions o;
+    o.source = "dir:" + tmp / "root";
+    o.output = out + "/img.sqsh";
+    o.compressor = sqsh::Compressor::Xz;  // slow on purpose: the signal must land mid-import
+    try {
+      import_image(o);
+    } catch (const Interrupted& e) {
+      _exit(128 + e.signal_number());
+    } catch (...) {
+      _exit(3);
+    }
+    _exit(0);
+  }
+  // Wait until the partial file exists, then interrupt.
+  for (int i = 0; i < 500 && fs::is_empty(out); ++i) ::usleep(10000);
+  ::usleep(200000);
+  ::kill(pid, SIGINT);
+  int st = 0;
+  ::waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 128 + SIGINT);
+  EXPECT_TRUE(fs::is_empty(out));
+}
+
+}  // namespace
+}  // namespace trainimg::builder

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Pyxis's importer plug-in protocol (NVIDIA/pyxis importers/README.md, read
+// for the protocol only): `plugstack.conf: required pyxis.so
+// importer=/usr/bin/trainimg-pyxis-importer` where that file runs
+// `trainimg pyxis-importer "$@"`. Pyxis then calls
+//   EXE get URI   -> first stdout line: the absolute path of a .sqsh
+//   EXE release   -> removes it; called up to twice, must be idempotent
+// with PYXIS_RUNTIME_PATH and the Slurm job variables in the environment.
+// Like Pyxis's simple importer, each job step gets its own file
+// `${PYXIS_RUNTIME_PATH}/${SLURM_JOB_UID}/${SLURM_JOB_ID}.${SLURM_STEP_ID}.sqsh`,
+// written through import_image (atomic: Pyxis never sees half a file).
+#pragma once
+
+#include <functional>
+#include <string>
+
+namespace trainimg::builder {
+
+struct PyxisEnv {
+  std::string runtime_path;  ///< PYXIS_RUNTIME_PATH (default /run/pyxis)
+  std::string job_uid;       ///< SLURM_JOB_UID (default: the caller's uid)
+  std::string job_id;        ///< SLURM_JOB_ID (required)
+  std::string step_id;       ///< SLURM_STEP_ID (required)
+};
+
+/// Reads the variables through `getenv`; throws Error naming the first
+/// required one that is missing, or one that would leave its directory
+/// (contains '/' or is "." / "..").
+PyxisEnv pyxis_env(const std::function<const char*(const char*)>& getenv);
+
+/// The per-step squashfs path (absolute when runtime_path is).
+std::string pyxis_sqsh_path(const PyxisEnv& env);
+
+/// Imports `uri` (dockerd://, docker-archive:, oci:, dir:) to the step's
+/// path with zstd level 3 and 1 MiB blocks (Pyxis's caching importer
+/// settings), replacing a previous file atomically; creates the user
+/// directory 0700. Returns the path. Throws Error (docker:// registries
+/// are refused with a hint).
+std::string pyxis_get(const std::string& uri, const PyxisEnv& env);
+
+/// Removes the step's .sqsh and its sidecar; nothing to remove is fine.
+/// Throws Error only when a file exists and cannot be removed.
+void pyxis_release(const PyxisEnv& env);
+
+}  // namespace trainimg::builder
