@@ -160,6 +160,9 @@ void Writer::Impl::setup(int fd) {
   if (opt.compressor == Compressor::Lz4)
     fail("lz4 output is not offered: libsquashfs 1.2.0's lz4 id table is rejected by unsquashfs 4.5.1");
   if (opt.compressor == Compressor::Lzma) fail("lzma output is not offered (squashfs-tools 4.5.1 cannot read it)");
+  uint32_t bs = opt.block_size;
+  if (bs < SQFS_MIN_BLOCK_SIZE || bs > SQFS_MAX_BLOCK_SIZE || (bs & (bs - 1)) != 0)
+    fail("block size " + std::to_string(bs) + " is not a power of two between 4 KiB and 1 MiB");
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw_errno(name, "opening the output");
   if (S_ISREG(st.st_mode) && ::ftruncate(fd, 0) != 0) throw_errno(name, "truncating the output");
@@ -352,6 +355,7 @@ void Writer::Impl::begin_file(const Node& n) {
 void Writer::Impl::add_hardlink(const std::string& p, const std::string& t) {
   std::string path = normalize_image_path(p, name);
   std::string target = normalize_image_path(t, name);
+  if (path == "/") fail("hard link / -> " + target + ": the root must be a directory");
   WNode* w = find(target);
   if (!w) fail("hard link " + path + " -> " + target + ": the target does not exist (yet)");
   if (w->type == NodeType::Dir) fail("hard link " + path + " -> " + target + ": the target is a directory");

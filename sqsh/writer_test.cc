@@ -302,6 +302,14 @@ TEST(Writer, RejectsBadInputWithClearErrors) {
   WriterOptions lz4;
   lz4.compressor = Compressor::Lz4;
   EXPECT_THROW(Writer(fd.get(), img, lz4), Error);
+  WriterOptions bad_block;
+  bad_block.block_size = 3000;
+  try {
+    Writer w(fd.get(), img, bad_block);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), img + ": block size 3000 is not a power of two between 4 KiB and 1 MiB");
+  }
   WriterOptions bad_level;
   bad_level.compressor = Compressor::Gzip;
   bad_level.level = 12;
