@@ -77,7 +77,8 @@ class Gatherer {
 void Gatherer::environment() {
   if (d_.has_config) {
     f_.env = d_.config.env;
-    f_.env_from = "image config";
+    // A .sqsh records the config Env as /etc/environment (enroot).
+    f_.env_from = d_.kind == "sqsh" ? "/etc/environment" : "image config";
   } else if (const auto* j = captured("/etc/environment")) {
     f_.env = parse_environment_file((*j)["text"].get<std::string>());
     f_.env_from = "/etc/environment";

@@ -96,6 +96,14 @@ TEST(GatherFacts, RemovedEfaLibrariesNameTheDeletingLayer) {
   EXPECT_EQ(f.removed[0].layer, f.layers[1]);
 }
 
+TEST(GatherFacts, SqshEnvironmentIsEnrootsEtcEnvironment) {
+  ImageFacts f = facts_of(ngc_image(), FixtureKind::SqshLzoNoD);
+  EXPECT_EQ(f.kind, "sqsh");
+  EXPECT_EQ(f.env_from, "/etc/environment");
+  EXPECT_EQ(f.env_value("NCCL_NET_PLUGIN"), "ofi");
+  EXPECT_EQ(f.layers, (std::vector<std::string>{"squashfs"}));
+}
+
 TEST(GatherFacts, DockerArchiveEnvironmentComesFromTheConfig) {
   ImageFacts f = facts_of(ngc_image(), FixtureKind::DockerArchive);
   EXPECT_EQ(f.kind, "docker-archive");
@@ -136,7 +144,8 @@ TEST_P(SameFacts, NgcLikeImageGivesTheSameFactsAsDir) {
 
 INSTANTIATE_TEST_SUITE_P(Kinds, SameFacts,
                          ::testing::Values(FixtureKind::DockerArchive, FixtureKind::DockerArchiveLegacyGzip,
-                                           FixtureKind::Memory),
+                                           FixtureKind::OciGzip, FixtureKind::OciZstdManifestList,
+                                           FixtureKind::SqshLzoNoD, FixtureKind::SqshGzip, FixtureKind::Memory),
                          [](const auto& info) { return testing::to_string(info.param); });
 
 }  // namespace

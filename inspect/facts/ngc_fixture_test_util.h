@@ -125,13 +125,17 @@ inline ImageSpec ngc_image(const NgcOptions& o = {}) {
   return img;
 }
 
-enum class FixtureKind { Dir, DockerArchive, DockerArchiveLegacyGzip, Memory };
+enum class FixtureKind { Dir, DockerArchive, DockerArchiveLegacyGzip, OciGzip, OciZstdManifestList, SqshLzoNoD, SqshGzip, Memory };
 
 inline std::string to_string(FixtureKind k) {
   switch (k) {
     case FixtureKind::Dir: return "Dir";
     case FixtureKind::DockerArchive: return "DockerArchive";
     case FixtureKind::DockerArchiveLegacyGzip: return "DockerArchiveLegacyGzip";
+    case FixtureKind::OciGzip: return "OciGzip";
+    case FixtureKind::OciZstdManifestList: return "OciZstdManifestList";
+    case FixtureKind::SqshLzoNoD: return "SqshLzoNoD";
+    case FixtureKind::SqshGzip: return "SqshGzip";
     case FixtureKind::Memory: return "Memory";
   }
   return "?";
@@ -159,6 +163,25 @@ inline facts::ImageFacts facts_of(ImageSpec img, FixtureKind kind = FixtureKind:
       write_docker_archive(img, t / "img.tar", ArchiveLayout::Legacy, Compression::Gzip);
       src = open_source("docker-archive:" + (t / "img.tar"));
       break;
+    case FixtureKind::OciGzip:
+      write_oci_layout(img, t / "oci", OciOptions{Compression::Gzip, false});
+      src = open_source("oci:" + (t / "oci"));
+      break;
+    case FixtureKind::OciZstdManifestList:
+      write_oci_layout(img, t / "oci", OciOptions{Compression::Zstd, true});
+      src = open_source("oci:" + (t / "oci") + ":latest");
+      break;
+    case FixtureKind::SqshLzoNoD:
+    case FixtureKind::SqshGzip: {
+      // What enroot import runs (domain.md §4), with the real mksquashfs.
+      write_rootfs(img, t / "rootfs");
+      std::string comp = kind == FixtureKind::SqshLzoNoD ? "-comp lzo -noD" : "-comp gzip";
+      std::string cmd = "mksquashfs '" + (t / "rootfs") + "' '" + (t / "img.sqsh") + "' " + comp +
+                        " -all-root -quiet -no-progress >/dev/null 2>&1";
+      if (std::system(cmd.c_str()) != 0) throw std::runtime_error("mksquashfs failed: " + cmd);
+      src = open_source(t / "img.sqsh");
+      break;
+    }
     case FixtureKind::Memory: src = memory_source(img); break;
   }
   return facts::gather_facts(*src);

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// trainimg inspect, end to end: open, gather, judge, report.
+#include "inspect/inspect.h"
+
+#include "inspect/facts/gather.h"
+
+namespace trainimg::inspect {
+
+Report make_report(const facts::ImageFacts& f, const Expectations& e) {
+  Report r;
+  r.kind = "inspect";
+  r.inputs = {f.reference};
+  r.rules = image_rules();
+  r.findings = check_image(f, e);
+  r.facts = facts_json(f);
+  r.text_facts = facts_rows(f);
+  for (const auto& n : f.elf_notes) r.notes.push_back("could not read all of " + n.path + ": " + n.error);
+  return r;
+}
+
+Report inspect_image(const std::string& uri, const Expectations& e) {
+  auto src = open_source(uri);
+  facts::ImageFacts f = facts::gather_facts(*src);
+  if (f.reference.empty()) f.reference = uri;
+  return make_report(f, e);
+}
+
+}  // namespace trainimg::inspect

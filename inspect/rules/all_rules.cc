@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The one explicit list of image rules (no static self-registration: the
+// linker would drop unreferenced objects from the static library).
+#include "common/version.h"
+#include "inspect/rules/rule.h"
+
+namespace trainimg::inspect {
+
+namespace rules {
+
+const std::vector<const ImageRule*>& all_rules() {
+  static const std::vector<const ImageRule*> kRules = {
+      &kEfaInstallerMissing, &kEfaHostMismatch,  &kLibfabricHostMismatch, &kOfiNcclHostMismatch,
+      &kEfaStackIncomplete,  &kLibfabricShadowed, &kOfiNcclShadowed,      &kNcclNetPlugin,
+      &kNcclIbSettings,      &kOfiNcclNcclCompat, &kMpiMultipleInstalls,  &kMpiConflict,
+      &kLdLibraryPathOrder,  &kCudaForwardCompat,
+  };
+  return kRules;
+}
+
+Diagnostic finding(const RuleInfo& rule, const Context& c, std::string message, std::string path, std::string layer,
+                   std::optional<Severity> severity) {
+  Diagnostic d;
+  d.severity = severity.value_or(rule.severity);
+  d.rule_id = rule.id;
+  d.message = std::move(message);
+  d.hint = rule.fix;
+  d.file = c.facts.reference;
+  d.path = std::move(path);
+  d.layer = std::move(layer);
+  d.seed = rule.seed;
+  return d;
+}
+
+const facts::OfiPlugin* loaded_plugin(const facts::ImageFacts& f) {
+  if (f.nccl_plugin)
+    if (const auto* p = f.plugin_at(f.nccl_plugin->resolved)) return p;
+  if (const auto* l = f.loader_for("libnccl-net-ofi.so"); l && l->selected())
+    return f.plugin_at(l->selected()->resolved);
+  return nullptr;
+}
+
+const facts::Libfabric* loaded_libfabric(const facts::ImageFacts& f) {
+  if (const auto* l = f.loader_for("libfabric.so.1"); l && l->selected()) return f.libfabric_at(l->selected()->resolved);
+  return nullptr;
+}
+
+bool has_efa_stack(const facts::ImageFacts& f) {
+  if (f.installer) return true;
+  for (const auto& l : f.libfabrics)
+    if (l.efa_build) return true;
+  for (const auto& p : f.plugins)
+    if (p.aws_ofi_nccl) return true;
+  return false;
+}
+
+}  // namespace rules
+
+std::vector<RuleInfo> image_rules() {
+  std::vector<RuleInfo> out;
+  for (const auto* r : rules::all_rules()) out.push_back(r->info);
+  return out;
+}
+
+std::vector<Diagnostic> check_image(const facts::ImageFacts& f, const Expectations& e) {
+  std::vector<Diagnostic> out;
+  rules::Context c{f, e};
+  for (const auto* r : rules::all_rules()) r->check(r->info, c, out);
+  return out;
+}
+
+}  // namespace trainimg::inspect

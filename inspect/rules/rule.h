@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// One image rule = one constant ImageRule (its RuleInfo and a check) in its
+// own file under inspect/rules/, listed once in all_rules.cc. Checks read
+// only the gathered facts and the expectations and add Diagnostics.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/diagnostic.h"
+#include "inspect/facts/facts.h"
+#include "inspect/inspect.h"
+
+namespace trainimg::inspect::rules {
+
+struct Context {
+  const facts::ImageFacts& facts;
+  const Expectations& expect;
+};
+
+using Check = void (*)(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out);
+
+struct ImageRule {
+  RuleInfo info;
+  Check check;
+};
+
+/// A finding of `rule` about `path` (and its layer) in the image.
+Diagnostic finding(const RuleInfo& rule, const Context& c, std::string message, std::string path,
+                   std::string layer, std::optional<Severity> severity = std::nullopt);
+
+/// Every rule, in catalogue order (domain.md §6 image table).
+const std::vector<const ImageRule*>& all_rules();
+
+extern const ImageRule kEfaInstallerMissing;
+extern const ImageRule kEfaHostMismatch;
+extern const ImageRule kLibfabricHostMismatch;
+extern const ImageRule kOfiNcclHostMismatch;
+extern const ImageRule kEfaStackIncomplete;
+extern const ImageRule kLibfabricShadowed;
+extern const ImageRule kOfiNcclShadowed;
+extern const ImageRule kNcclNetPlugin;
+extern const ImageRule kNcclIbSettings;
+extern const ImageRule kOfiNcclNcclCompat;
+extern const ImageRule kMpiMultipleInstalls;
+extern const ImageRule kMpiConflict;
+extern const ImageRule kLdLibraryPathOrder;
+extern const ImageRule kCudaForwardCompat;
+
+// Shared lookups of what NCCL and the loader would use.
+/// The aws-ofi-nccl plugin NCCL would load for the final NCCL_NET_PLUGIN,
+/// else the one libnccl-net-ofi.so resolves to; null when none.
+const facts::OfiPlugin* loaded_plugin(const facts::ImageFacts& f);
+/// The libfabric.so.1 the loader picks (from the plugin's point of view).
+const facts::Libfabric* loaded_libfabric(const facts::ImageFacts& f);
+/// Whether the image carries an EFA stack (manifest, EFA libfabric or plugin).
+bool has_efa_stack(const facts::ImageFacts& f);
+
+}  // namespace trainimg::inspect::rules
