@@ -371,6 +371,18 @@ std::unique_ptr<inspect::ImageSource> open_input(const std::string& uri, bool& d
   return inspect::open_source(uri);
 }
 
+// sqsh::WriterOptions' documented defaults, so the sidecar says what was used.
+nlohmann::ordered_json effective_level(const sqsh::WriterOptions& wo) {
+  if (wo.level) return *wo.level;
+  switch (wo.compressor) {
+    case sqsh::Compressor::Zstd: return 3;
+    case sqsh::Compressor::Gzip: return 9;
+    case sqsh::Compressor::Xz: return 6;
+    case sqsh::Compressor::Lzo: return 8;
+    default: return nullptr;
+  }
+}
+
 nlohmann::ordered_json make_sidecar(const Job& job, const ImportResult& r, const sqsh::WriterOptions& wo) {
   nlohmann::ordered_json j;
   j["schema"] = "trainimg.import/v1";
@@ -384,7 +396,7 @@ nlohmann::ordered_json make_sidecar(const Job& job, const ImportResult& r, const
   j["trainimg_version"] = TRAINIMG_VERSION;
   j["compression"] = {{"algorithm", std::string(sqsh::to_string(r.info.compressor))},
                       {"requested", std::string(sqsh::to_string(wo.compressor))},
-                      {"level", wo.level ? nlohmann::ordered_json(*wo.level) : nlohmann::ordered_json()},
+                      {"level", effective_level(wo)},
                       {"block_size", r.info.block_size},
                       {"data_compressed", r.info.data_compressed},
                       {"enroot_defaults", job.opt.enroot_defaults}};
