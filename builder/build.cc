@@ -147,7 +147,7 @@ class Follower {
       d.length = src->length;
       d.source_line = src->source_line;
       if (src->file != plan_.dockerfile_display)
-        what += " (" + plan_.dockerfile_display + " line " + std::to_string(src->dockerfile_line) + ")";
+        what += " (line " + std::to_string(src->dockerfile_line) + " of the rendered Dockerfile)";
     } else {
       d.file = plan_.dockerfile_display;
     }

@@ -220,6 +220,33 @@ TEST_F(BuildCli, FakeEfaInstallerRejectsAnUnknownFlagLikeTheRealOne) {
   EXPECT_TRUE(contains(r.out, "  usage: efa_installer.sh [options]\n")) << r.out;
 }
 
+TEST_F(BuildCli, FakeEfaInstallerRecipeBuildsAndAFailingStepPointsAtTheRecipe) {
+  std::string recipe = "base: " + base_ +
+                       "\n"
+                       "efa:\n"
+                       "  installer: 1.50.0\n"
+                       "  mirror: " + url_ + "\n"
+                       "apt: [curl, ca-certificates]\n"
+                       "steps:\n"
+                       "  - name: hello\n"
+                       "    run: echo hello-from-recipe\n";
+  write("recipe.yaml", recipe);
+  Result ok = trainimg("build recipe.yaml -t trainimg-test-fake-efa:recipe --progress tty");
+  ASSERT_EQ(ok.rc, 0) << ok.out << ok.err;
+  EXPECT_TRUE(contains(ok.out, "  hello-from-recipe\n")) << ok.out;
+  EXPECT_TRUE(contains(ok.out, " as trainimg-test-fake-efa:recipe\n")) << ok.out;
+  Result files = in_image("trainimg-test-fake-efa:recipe", "head -1 /opt/amazon/efa_installed_packages");
+  EXPECT_EQ(files.out, "# EFA installer version: 1.50.0\n");
+
+  write("recipe.yaml", recipe + "  - name: boom\n    run: \"false\"\n");
+  Result bad = trainimg("build recipe.yaml --progress none");
+  EXPECT_EQ(bad.rc, 1) << bad.err;
+  EXPECT_TRUE(bad.err.starts_with("recipe.yaml:10:11: error: step 6/6 failed (line ")) << bad.err;
+  EXPECT_TRUE(contains(bad.err, " of the rendered Dockerfile): The command '/bin/sh -c false' returned a "
+                                "non-zero code: 1\n    run: \"false\"\n"))
+      << bad.err;
+}
+
 TEST_F(BuildCli, JsonProgressIsOneObjectPerLine) {
   write("Dockerfile", "FROM " + base_ + "\nRUN echo hello-from-step-2\n");
   Result r = trainimg("build Dockerfile --progress json --no-cache");
