@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The squashfs reader. Hostile images are expected (issue 4): every offset
-// of the super block is checked against the file before libsquashfs follows
-// it, inode sizes are peeked before libsquashfs allocates for them, and the
-// walk refuses directory loops, bad names and unsorted listings.
+// Opening a squashfs image. Hostile images are expected (issue 4): every
+// offset of the super block is checked against the file before libsquashfs
+// follows it (inode.cc peeks at inode sizes, walk.cc refuses loops and bad
+// names).
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -10,8 +10,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "common/error.h"
 #include "sqsh/compressor.h"
@@ -24,20 +22,10 @@ namespace trainimg::sqsh {
 namespace {
 
 constexpr uint64_t kNone = 0xFFFFFFFFFFFFFFFFull;
-constexpr size_t kMaxDepth = 2048;              // PATH_MAX / 2: deeper is hostile
-constexpr uint64_t kMaxBlockList = 64u << 20;   // bytes of one file's block list
-constexpr uint32_t kMaxSymlink = 64u << 10;     // Linux allows 4095
-constexpr uint32_t kMaxXattrsPerInode = 65536;
-constexpr size_t kMaxEntriesPerDir = 1u << 21;  // bounds one listing's memory
-
 std::string hex(uint64_t v) {
   char buf[32];
   snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
   return buf;
-}
-
-std::string child_path(const std::string& dir, const std::string& name) {
-  return dir == "/" ? "/" + name : dir + "/" + name;
 }
 
 }  // namespace
@@ -194,252 +182,6 @@ void Image::Impl::open_tables() {
   info.compressor_options = super.flags & SQFS_FLAG_COMPRESSOR_OPTIONS;
 }
 
-InodePtr Image::Impl::read_inode(uint64_t ref, const std::string& where) {
-  uint64_t block = ref >> 16;
-  size_t offset = ref & 0xFFFF;
-  // Built only on failure: this runs once per entry of the walk.
-  auto ctx = [&] {
-    return "reading the inode of " + where + " (inode table offset " + std::to_string(block) + "+" +
-           std::to_string(offset) + ")";
-  };
-  auto ok = [&](int rc) {
-    if (rc < 0) check_rc(rc, ctx());
-  };
-  if (offset >= SQFS_META_BLOCK_SIZE || block >= super.directory_table_start - super.inode_table_start)
-    fail(ctx() + ": reference points outside the inode table");
-  // Peek at the sizes libsquashfs will allocate for, before it does.
-  ok(sqfs_meta_reader_seek(inodes.get(), super.inode_table_start + block, offset));
-  sqfs_inode_t base;
-  ok(sqfs_meta_reader_read(inodes.get(), &base, sizeof base));
-  if (base.type == SQFS_INODE_EXT_FILE) {
-    sqfs_inode_file_ext_t f;
-    ok(sqfs_meta_reader_read(inodes.get(), &f, sizeof f));
-    if (f.file_size / super.block_size * 4 > kMaxBlockList)
-      fail(ctx() + ": absurd file size " + std::to_string(f.file_size));
-  } else if (base.type == SQFS_INODE_SLINK || base.type == SQFS_INODE_EXT_SLINK) {
-    sqfs_inode_slink_t l;
-    ok(sqfs_meta_reader_read(inodes.get(), &l, sizeof l));
-    if (l.target_size > kMaxSymlink) fail(ctx() + ": absurd symlink length " + std::to_string(l.target_size));
-  }
-  sqfs_inode_generic_t* raw = nullptr;
-  ok(sqfs_meta_reader_read_inode(inodes.get(), &super, block, offset, &raw));
-  return InodePtr(raw);
-}
-
-uint32_t Image::Impl::lookup_id(uint16_t index, const std::string& where) const {
-  uint32_t id = 0;
-  if (sqfs_id_table_index_to_id(ids.get(), index, &id) != 0)
-    fail("corrupt inode of " + where + ": owner index " + std::to_string(index) + " is outside the id table");
-  return id;
-}
-
-void Image::Impl::read_xattrs(const sqfs_inode_generic_t& inode, Node& n) {
-  uint32_t idx = 0xFFFFFFFF;
-  if (sqfs_inode_get_xattr_index(&inode, &idx) != 0 || idx == 0xFFFFFFFF || !xattrs) return;
-  std::string ctx = "reading the xattrs of " + n.path;
-  sqfs_xattr_id_t desc;
-  check_rc(sqfs_xattr_reader_get_desc(xattrs.get(), idx, &desc), ctx);
-  if (desc.count > kMaxXattrsPerInode) fail(ctx + ": absurd xattr count " + std::to_string(desc.count));
-  check_rc(sqfs_xattr_reader_seek_kv(xattrs.get(), &desc), ctx);
-  for (uint32_t i = 0; i < desc.count; ++i) {
-    sqfs_xattr_entry_t* k = nullptr;
-    check_rc(sqfs_xattr_reader_read_key(xattrs.get(), &k), ctx);
-    XattrEntryPtr key(k);
-    sqfs_xattr_value_t* v = nullptr;
-    check_rc(sqfs_xattr_reader_read_value(xattrs.get(), key.get(), &v), ctx);
-    XattrValuePtr value(v);
-    n.xattrs[reinterpret_cast<const char*>(key->key)] =
-        std::string(reinterpret_cast<const char*>(value->value), value->size);
-  }
-}
-
-Node Image::Impl::to_node(const sqfs_inode_generic_t& in, std::string path) {
-  Node n;
-  n.path = std::move(path);
-  n.mode = in.base.mode & 07777;
-  n.mtime = in.base.mod_time;
-  n.inode_number = in.base.inode_number;
-  n.uid = lookup_id(in.base.uid_idx, n.path);
-  n.gid = lookup_id(in.base.gid_idx, n.path);
-  auto dev = [&](uint32_t devno) {
-    // Linux new_decode_dev, as the kernel's squashfs reads it.
-    n.rdev_major = (devno & 0xfff00) >> 8;
-    n.rdev_minor = (devno & 0xff) | ((devno >> 12) & 0xfff00);
-  };
-  const auto& d = in.data;
-  switch (in.base.type) {
-    case SQFS_INODE_DIR: n.type = NodeType::Dir; n.nlink = d.dir.nlink; break;
-    case SQFS_INODE_EXT_DIR: n.type = NodeType::Dir; n.nlink = d.dir_ext.nlink; break;
-    case SQFS_INODE_FILE: n.type = NodeType::File; n.size = d.file.file_size; break;
-    case SQFS_INODE_EXT_FILE:
-      n.type = NodeType::File;
-      n.size = d.file_ext.file_size;
-      n.nlink = d.file_ext.nlink;
-      break;
-    case SQFS_INODE_SLINK:
-    case SQFS_INODE_EXT_SLINK:
-      n.type = NodeType::Symlink;
-      n.nlink = d.slink.nlink;
-      n.link_target.assign(reinterpret_cast<const char*>(in.extra), d.slink.target_size);
-      break;
-    case SQFS_INODE_BDEV: n.type = NodeType::BlockDev; n.nlink = d.dev.nlink; dev(d.dev.devno); break;
-    case SQFS_INODE_EXT_BDEV: n.type = NodeType::BlockDev; n.nlink = d.dev_ext.nlink; dev(d.dev_ext.devno); break;
-    case SQFS_INODE_CDEV: n.type = NodeType::CharDev; n.nlink = d.dev.nlink; dev(d.dev.devno); break;
-    case SQFS_INODE_EXT_CDEV: n.type = NodeType::CharDev; n.nlink = d.dev_ext.nlink; dev(d.dev_ext.devno); break;
-    case SQFS_INODE_FIFO: case SQFS_INODE_EXT_FIFO: n.type = NodeType::Fifo; n.nlink = d.ipc.nlink; break;
-    case SQFS_INODE_SOCKET: case SQFS_INODE_EXT_SOCKET: n.type = NodeType::Socket; n.nlink = d.ipc.nlink; break;
-    default: fail("corrupt inode of " + n.path + ": unknown type " + std::to_string(in.base.type));
-  }
-  read_xattrs(in, n);
-  return n;
-}
-
-namespace {
-
-class DataFileReader : public FileReader {
- public:
-  DataFileReader(Image::Impl& img, const sqfs_inode_generic_t& inode, const Node& n)
-      : img_(img), inode_(inode), node_(n) {}
-  size_t read(char* buf, size_t n) override {
-    uint64_t left = node_.size - off_;
-    if (n > left) n = static_cast<size_t>(left);
-    if (n > (1u << 30)) n = 1u << 30;
-    if (n == 0) return 0;
-    sqfs_s32 rc = sqfs_data_reader_read(img_.data.get(), &inode_, off_, buf, static_cast<sqfs_u32>(n));
-    img_.check_rc(rc, "reading the data of " + node_.path + " at offset " + std::to_string(off_));
-    if (rc == 0) img_.fail("reading the data of " + node_.path + ": data ends at " + std::to_string(off_));
-    off_ += static_cast<uint64_t>(rc);
-    return static_cast<size_t>(rc);
-  }
-  uint64_t skip(uint64_t n) override {
-    uint64_t left = node_.size - off_;
-    if (n > left) n = left;
-    off_ += n;  // random access: nothing is decompressed for skipped bytes
-    return n;
-  }
-  uint64_t size() const override { return node_.size; }
-
- private:
-  Image::Impl& img_;
-  const sqfs_inode_generic_t& inode_;
-  const Node& node_;
-  uint64_t off_ = 0;
-};
-
-}  // namespace
-
-void Image::Impl::visit(Visitor& v, WalkState& st, const sqfs_inode_generic_t& inode, uint64_t ref, Node n,
-                        size_t depth) {
-  if (n.type != NodeType::Dir && n.nlink > 1) {
-    auto [it, inserted] = st.links.try_emplace(ref, n.path);
-    if (!inserted) {
-      n.type = NodeType::Hardlink;
-      n.link_target = it->second;
-      n.size = 0;
-    }
-  }
-  bool want = v.entry(n);
-  if (n.type == NodeType::File && want) {
-    // The listing pass dropped file inodes (block lists): read it again.
-    InodePtr file = read_inode(ref, n.path);
-    DataFileReader r(*this, *file, n);
-    v.content(n, r);
-  }
-  if (n.type != NodeType::Dir) return;
-  if (!st.dirs.insert(ref).second)
-    fail("corrupt directory tree: " + n.path + " is a directory reached twice (loop or directory hard link)");
-  if (depth >= kMaxDepth) fail("corrupt directory tree: deeper than " + std::to_string(kMaxDepth) + " at " + n.path);
-
-  // Two passes per directory: the whole listing, then the inodes of all its
-  // entries (contiguous in the inode table), and only then the subtrees.
-  // Interleaving them made both meta data readers re-decompress the
-  // parent's blocks after every subdirectory (2.7x slower than unsquashfs).
-  struct Child {
-    uint64_t ref;
-    Node node;
-    InodePtr dir;  // directories only: needed to list them
-  };
-  std::vector<Child> children;
-  sqfs_readdir_state_t rd;
-  check_rc(sqfs_readdir_state_init(&rd, &super, &inode), "reading directory " + n.path);
-  std::string prev;
-  for (;;) {
-    sqfs_dir_entry_t* raw = nullptr;
-    sqfs_u64 iref = 0;
-    int rc = sqfs_meta_reader_readdir(dirs.get(), &rd, &raw, nullptr, &iref);
-    if (rc < 0) check_rc(rc, "reading directory " + n.path);
-    if (rc > 0) break;
-    DirEntryPtr ent(raw);
-    std::string name(reinterpret_cast<const char*>(ent->name), size_t{ent->size} + 1);
-    if (name == "." || name == ".." || name.find('/') != std::string::npos || name.find('\0') != std::string::npos)
-      fail("corrupt directory " + n.path + ": invalid entry name \"" + name + "\"");
-    if (!prev.empty() && !(prev < name))
-      fail("corrupt directory " + n.path + ": entries not sorted or duplicated at \"" + name + "\"");
-    if (children.size() >= kMaxEntriesPerDir)
-      fail("corrupt directory " + n.path + ": more than " + std::to_string(kMaxEntriesPerDir) + " entries");
-    Child c;
-    c.ref = iref;
-    c.node.path = child_path(n.path, name);
-    children.push_back(std::move(c));
-    prev = std::move(name);
-  }
-  for (Child& c : children) {
-    InodePtr child = read_inode(c.ref, c.node.path);
-    c.node = to_node(*child, std::move(c.node.path));
-    if (c.node.type == NodeType::Dir) c.dir = std::move(child);
-  }
-  for (Child& c : children) {
-    const sqfs_inode_generic_t* ci = c.dir ? c.dir.get() : &inode;  // only dirs use it
-    visit(v, st, *ci, c.ref, std::move(c.node), depth + 1);
-    c.dir.reset();
-  }
-}
-
-void Image::Impl::walk(Visitor& v) {
-  WalkState st;
-  st.dirs.reserve(std::min<size_t>(super.inode_count / 4 + 16, 1u << 20));
-  InodePtr root = read_inode(super.root_inode_ref, "/");
-  Node n = to_node(*root, "/");
-  if (n.type != NodeType::Dir) fail("corrupt image: the root inode is not a directory");
-  visit(v, st, *root, super.root_inode_ref, std::move(n), 0);
-}
-
-std::optional<std::pair<InodePtr, uint64_t>> Image::Impl::find(const std::string& p) {
-  std::string path = normalize_image_path(p, this->path);
-  InodePtr cur = read_inode(super.root_inode_ref, "/");
-  uint64_t ref = super.root_inode_ref;
-  std::string sofar = "/";
-  size_t pos = 1;
-  size_t steps = 0;
-  while (pos < path.size()) {
-    size_t slash = path.find('/', pos);
-    std::string name = path.substr(pos, slash == std::string::npos ? std::string::npos : slash - pos);
-    pos = slash == std::string::npos ? path.size() : slash + 1;
-    if (cur->base.type != SQFS_INODE_DIR && cur->base.type != SQFS_INODE_EXT_DIR) return std::nullopt;
-    if (++steps > kMaxDepth) fail("path too deep: " + path);
-    sqfs_readdir_state_t rd;
-    check_rc(sqfs_readdir_state_init(&rd, &super, cur.get()), "reading directory " + sofar);
-    bool found = false;
-    for (;;) {
-      sqfs_dir_entry_t* raw = nullptr;
-      sqfs_u64 iref = 0;
-      int rc = sqfs_meta_reader_readdir(dirs.get(), &rd, &raw, nullptr, &iref);
-      check_rc(rc, "reading directory " + sofar);
-      if (rc > 0) break;
-      DirEntryPtr ent(raw);
-      if (name.size() == size_t{ent->size} + 1 && std::memcmp(ent->name, name.data(), name.size()) == 0) {
-        sofar = child_path(sofar, name);
-        cur = read_inode(iref, sofar);
-        ref = iref;
-        found = true;
-        break;
-      }
-    }
-    if (!found) return std::nullopt;
-  }
-  return std::make_pair(std::move(cur), ref);
-}
-
 Image::Image(const std::string& path) : impl_(std::make_unique<Impl>()) {
   impl_->path = path;
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -456,80 +198,5 @@ Image::~Image() = default;
 
 const ImageInfo& Image::info() const { return impl_->info; }
 const std::string& Image::path() const { return impl_->path; }
-void Image::walk(Visitor& v) { impl_->walk(v); }
-
-std::optional<Node> Image::stat(const std::string& path) {
-  auto found = impl_->find(path);
-  if (!found) return std::nullopt;
-  return impl_->to_node(*found->first, normalize_image_path(path, impl_->path));
-}
-
-std::optional<std::string> Image::read_file(const std::string& path, size_t max_bytes) {
-  auto found = impl_->find(path);
-  if (!found) return std::nullopt;
-  Node n = impl_->to_node(*found->first, normalize_image_path(path, impl_->path));
-  if (n.type != NodeType::File) return std::nullopt;
-  DataFileReader r(*impl_, *found->first, n);
-  std::string out(static_cast<size_t>(std::min<uint64_t>(n.size, max_bytes)), '\0');
-  size_t got = 0;
-  while (got < out.size()) {
-    size_t k = r.read(out.data() + got, out.size() - got);
-    if (k == 0) break;
-    got += k;
-  }
-  out.resize(got);
-  return out;
-}
-
-std::string normalize_image_path(std::string_view p, const std::string& context) {
-  if (p.find('\0') != std::string_view::npos) throw Error(context, "path contains a NUL byte");
-  std::string out;
-  size_t pos = 0;
-  while (pos <= p.size()) {
-    size_t slash = p.find('/', pos);
-    if (slash == std::string_view::npos) slash = p.size();
-    std::string_view comp = p.substr(pos, slash - pos);
-    pos = slash + 1;
-    if (comp.empty() || comp == ".") continue;
-    if (comp == "..") throw Error(context, "path \"" + std::string(p) + "\" has a \"..\" component");
-    out += '/';
-    out += comp;
-  }
-  return out.empty() ? "/" : out;
-}
-
-std::string_view to_string(Compressor c) {
-  switch (c) {
-    case Compressor::None: return "none";
-    case Compressor::Gzip: return "gzip";
-    case Compressor::Lzma: return "lzma";
-    case Compressor::Lzo: return "lzo";
-    case Compressor::Xz: return "xz";
-    case Compressor::Lz4: return "lz4";
-    case Compressor::Zstd: return "zstd";
-  }
-  return "unknown";
-}
-
-std::optional<Compressor> parse_compressor(std::string_view name) {
-  for (auto c : {Compressor::None, Compressor::Gzip, Compressor::Lzma, Compressor::Lzo, Compressor::Xz,
-                 Compressor::Lz4, Compressor::Zstd})
-    if (to_string(c) == name) return c;
-  return std::nullopt;
-}
-
-std::string_view to_string(NodeType t) {
-  switch (t) {
-    case NodeType::File: return "file";
-    case NodeType::Dir: return "dir";
-    case NodeType::Symlink: return "symlink";
-    case NodeType::Hardlink: return "hardlink";
-    case NodeType::Fifo: return "fifo";
-    case NodeType::CharDev: return "chardev";
-    case NodeType::BlockDev: return "blockdev";
-    case NodeType::Socket: return "socket";
-  }
-  return "unknown";
-}
 
 }  // namespace trainimg::sqsh
