@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "builder/import.h"  // the import half: trainimg import (pyxis-importer: builder/pyxis.h)
 #include "common/diagnostic.h"
 
 namespace trainimg::builder {
