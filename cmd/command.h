@@ -21,6 +21,7 @@ struct Command {
 // Defined in the subcommands' files.
 void setup_rules(CLI::App& sub, Runner& run);
 void setup_lint(CLI::App& sub, Runner& run);
+void setup_render(CLI::App& sub, Runner& run);
 void setup_build(CLI::App& sub, Runner& run);
 void setup_import(CLI::App& sub, Runner& run);
 void setup_pyxis_importer(CLI::App& sub, Runner& run);

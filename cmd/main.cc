@@ -20,6 +20,7 @@ namespace {
 const Command kCommands[] = {
     {"rules", "List every rule with id, severity, seed source and fix", setup_rules},
     {"lint", "Lint Dockerfiles (or recipes) for the seed's EFA/NCCL/MPI pitfalls", setup_lint},
+    {"render", "Render a recipe YAML to the Dockerfile seed 002 prescribes", setup_render},
     {"build", "Build a recipe or Dockerfile through the Docker Engine API (lint first, host network)", setup_build},
     {"import", "Import an image into an enroot-compatible .sqsh, streamed and published atomically", setup_import},
     {"pyxis-importer", "Pyxis importer= plug-in: pyxis-importer get URI | release", setup_pyxis_importer},

@@ -2,6 +2,7 @@
 #include "cmd/rule_catalogue.h"
 
 #include "recipes/lint.h"
+#include "recipes/recipe.h"
 
 namespace trainimg::cmd {
 
@@ -10,6 +11,7 @@ std::vector<RuleInfo> rule_catalogue() {
   auto add = [&out](const std::vector<RuleInfo>& rules) { out.insert(out.end(), rules.begin(), rules.end()); };
   (void)add;
   add(recipes::lint_rules());
+  add(recipes::recipe_rules());
   return out;
 }
 
