@@ -2,71 +2,23 @@
 // The streaming squashfs writer (issue 5). libsquashfs 1.2.0 gives the
 // pieces (block processor, meta/dir writers, tables); the tree, inode
 // numbering, hard links and the table sequence are ours (domain.md §4).
-//
-// Image layout, as mksquashfs and tar2sqfs write it:
-//   super block | compressor options | data + fragment blocks |
-//   inode table | directory table | fragment table | export table |
-//   id table | xattr tables | padding to 4 KiB
-// Inodes are numbered so that every inode is written before the directory
-// listing that refers to it: a directory's subtrees first, then its
-// entries, the root last (tar2sqfs's order).
 #include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <thread>
-#include <unordered_map>
-#include <vector>
 
 #include "common/error.h"
 #include "sqsh/compressor.h"
 #include "sqsh/fd_file.h"
-#include "sqsh/handles.h"
-#include "sqsh/sqsh.h"
+#include "sqsh/writer_impl.h"
 
 namespace trainimg::sqsh {
 
 namespace {
-
-constexpr uint32_t kNoXattr = 0xFFFFFFFF;
-
-// One inode of the image being built. Hard links share one WNode.
-struct WNode {
-  NodeType type = NodeType::File;
-  uint16_t mode = 0;  // permission bits only
-  uint32_t uid = 0, gid = 0, mtime = 0, devno = 0;
-  std::string target;
-  uint32_t xattr_idx = kNoXattr;
-  // Created and grown (realloc) by the block processor through &file_inode
-  // until sqfs_block_processor_finish; ours (sqfs_free) afterwards.
-  sqfs_inode_generic_t* file_inode = nullptr;
-  std::map<std::string, WNode*> children;  // byte order, as squashfs requires
-  uint32_t links = 0;
-  uint32_t inode_num = 0;
-  uint64_t inode_ref = 0;
-  WNode() = default;
-  WNode(const WNode&) = delete;
-  WNode& operator=(const WNode&) = delete;
-  ~WNode() { sqfs_free(file_inode); }
-};
-
-uint16_t type_bits(NodeType t) {
-  switch (t) {
-    case NodeType::Dir: return SQFS_INODE_MODE_DIR;
-    case NodeType::File: return SQFS_INODE_MODE_REG;
-    case NodeType::Symlink: return SQFS_INODE_MODE_LNK;
-    case NodeType::Fifo: return SQFS_INODE_MODE_FIFO;
-    case NodeType::CharDev: return SQFS_INODE_MODE_CHR;
-    case NodeType::BlockDev: return SQFS_INODE_MODE_BLK;
-    case NodeType::Socket: return SQFS_INODE_MODE_SOCK;
-    case NodeType::Hardlink: break;
-  }
-  return 0;
-}
 
 // Linux new_encode_dev: what the kernel's squashfs decodes.
 uint32_t encode_dev(uint32_t major, uint32_t minor) {
@@ -81,80 +33,7 @@ unsigned default_workers() {
   return n ? n : 1;
 }
 
-struct CFree {
-  void operator()(void* p) const noexcept { std::free(p); }
-};
-
 }  // namespace
-
-struct Writer::Impl {
-  std::string name;
-  WriterOptions opt;
-  uint32_t mtime = 0;
-  // Declaration order matters for destruction (reverse): the processor and
-  // writers go before the nodes, compressors and file they point into.
-  std::vector<std::unique_ptr<WNode>> nodes;
-  FilePtr file;
-  CompressorPtr cmp, uncmp, data_cmp;
-  BlockWriterPtr blkwr;
-  FragTablePtr frag;
-  BlockProcessorPtr proc;
-  IdTablePtr ids;
-  XattrWriterPtr xwr;
-  MetaWriterPtr im, dm;
-  DirWriterPtr dirwr;
-  sqfs_super_t super{};
-  WNode* root = nullptr;
-  bool in_file = false;
-  bool failed = false;
-  bool finished = false;
-  uint32_t file_flags = 0;
-  std::string current;  // path of the open file, for messages
-  Stats stats;
-
-  [[noreturn]] void fail(const std::string& msg) const { throw Error(name, msg); }
-  // Any Error leaves the libsquashfs objects in an unknown state: refuse more.
-  template <class F>
-  auto guarded(F f) {
-    if (failed) fail("the writer stopped after an earlier error");
-    if (finished) fail("the image is already finished");
-    try {
-      return f();
-    } catch (...) {
-      failed = true;
-      throw;
-    }
-  }
-  void check_rc(int rc, const std::string& action) const {
-    if (rc >= 0) return;
-    std::string msg = action + ": " + std::string(error_text(rc));
-    if (rc == SQFS_ERROR_IO && file) {
-      int e = fd_file_errno(file.get());
-      if (e != 0) msg += std::string(" (") + std::strerror(e) + ")";
-    }
-    fail(msg);
-  }
-
-  void setup(int fd);
-  void setup_compressors();
-  WNode* new_node(NodeType t) {
-    nodes.push_back(std::make_unique<WNode>());
-    nodes.back()->type = t;
-    return nodes.back().get();
-  }
-  void set_meta(WNode* w, const Node& n);
-  WNode* parent_of(const std::string& path, std::string& leaf, bool create);
-  WNode* find(const std::string& path);
-  void link(const std::string& path, WNode* w);
-  void add(const Node& n);
-  void begin_file(const Node& n);
-  void add_hardlink(const std::string& path, const std::string& target);
-  void remove(const std::string& path);
-  uint64_t finish();
-  void number(WNode* dir, std::vector<WNode*>& order);
-  void write_inode(WNode* w, uint32_t parent_num);
-  void pad_to(uint64_t multiple);
-};
 
 void Writer::Impl::setup(int fd) {
   if (opt.compressor == Compressor::Lz4)
@@ -372,160 +251,6 @@ void Writer::Impl::remove(const std::string& p) {
   std::string leaf;
   WNode* parent = parent_of(path, leaf, false);
   if (parent) parent->children.erase(leaf);
-}
-
-void Writer::Impl::number(WNode* dir, std::vector<WNode*>& order) {
-  for (auto& [name_, c] : dir->children) {
-    if (c->type == NodeType::Dir) number(c, order);
-  }
-  for (auto& [name_, c] : dir->children) {
-    if (c->inode_num == 0) {
-      order.push_back(c);
-      c->inode_num = static_cast<uint32_t>(order.size());
-    }
-  }
-}
-
-void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
-  InodePtr owned;
-  std::unique_ptr<sqfs_inode_generic_t, CFree> made;
-  sqfs_inode_generic_t* inode = nullptr;
-  switch (w->type) {
-    case NodeType::Dir: {
-      check_rc(sqfs_dir_writer_begin(dirwr.get(), 0), "writing a directory");
-      for (auto& [n, c] : w->children) {
-        check_rc(sqfs_dir_writer_add_entry(dirwr.get(), n.c_str(), c->inode_num, c->inode_ref,
-                                           static_cast<sqfs_u16>(type_bits(c->type) | c->mode)),
-                 "writing directory entry " + n);
-      }
-      check_rc(sqfs_dir_writer_end(dirwr.get()), "writing a directory");
-      owned.reset(check_alloc(sqfs_dir_writer_create_inode(dirwr.get(), 0, w->xattr_idx, parent_num),
-                              "creating a directory inode", name));
-      inode = owned.get();
-      if (inode->base.type == SQFS_INODE_DIR) {
-        inode->data.dir.nlink = w->links;
-      } else {
-        inode->data.dir_ext.nlink = w->links;
-      }
-      break;
-    }
-    case NodeType::File:
-      owned.reset(w->file_inode);
-      w->file_inode = nullptr;
-      inode = owned.get();
-      if (inode->base.type == SQFS_INODE_EXT_FILE || w->links > 1) {
-        sqfs_inode_make_extended(inode);
-        inode->data.file_ext.nlink = w->links;
-      }
-      break;
-    default: {
-      size_t extra = w->type == NodeType::Symlink ? w->target.size() : 0;
-      made.reset(static_cast<sqfs_inode_generic_t*>(std::calloc(1, sizeof(sqfs_inode_generic_t) + extra + 1)));
-      inode = check_alloc(made.get(), "creating an inode", name);
-      switch (w->type) {
-        case NodeType::Symlink:
-          inode->base.type = SQFS_INODE_SLINK;
-          inode->data.slink.nlink = w->links;
-          inode->data.slink.target_size = static_cast<sqfs_u32>(extra);
-          inode->payload_bytes_available = static_cast<sqfs_u32>(extra + 1);
-          inode->payload_bytes_used = static_cast<sqfs_u32>(extra);
-          std::memcpy(inode->extra, w->target.data(), extra);
-          break;
-        case NodeType::CharDev:
-        case NodeType::BlockDev:
-          inode->base.type = w->type == NodeType::CharDev ? SQFS_INODE_CDEV : SQFS_INODE_BDEV;
-          inode->data.dev.nlink = w->links;
-          inode->data.dev.devno = w->devno;
-          break;
-        default:
-          inode->base.type = w->type == NodeType::Fifo ? SQFS_INODE_FIFO : SQFS_INODE_SOCKET;
-          inode->data.ipc.nlink = w->links;
-          break;
-      }
-    }
-  }
-  inode->base.mode = static_cast<sqfs_u16>(type_bits(w->type) | w->mode);
-  inode->base.mod_time = w->mtime;
-  inode->base.inode_number = w->inode_num;
-  check_rc(sqfs_inode_set_xattr_index(inode, w->xattr_idx), "setting an xattr index");
-  check_rc(sqfs_id_table_id_to_index(ids.get(), w->uid, &inode->base.uid_idx), "recording uid");
-  check_rc(sqfs_id_table_id_to_index(ids.get(), w->gid, &inode->base.gid_idx), "recording gid");
-  sqfs_u64 block = 0;
-  sqfs_u32 offset = 0;
-  sqfs_meta_writer_get_position(im.get(), &block, &offset);
-  w->inode_ref = (block << 16) | offset;
-  check_rc(sqfs_meta_writer_write_inode(im.get(), inode), "writing an inode");
-}
-
-void Writer::Impl::pad_to(uint64_t multiple) {
-  uint64_t size = file->get_size(file.get());
-  if (size % multiple == 0) return;
-  std::vector<char> zeros(multiple - size % multiple, 0);
-  check_rc(file->write_at(file.get(), size, zeros.data(), zeros.size()), "padding the image");
-}
-
-uint64_t Writer::Impl::finish() {
-  if (in_file) fail("finish() called inside a file");
-  check_rc(sqfs_block_processor_finish(proc.get()), "writing the remaining data blocks");
-  stats.input_bytes = sqfs_block_processor_get_stats(proc.get())->input_bytes_read;
-
-  // Link counts: every directory entry is one link; a directory has two
-  // more (its "." and its parent's entry is counted above) per squashfs.
-  std::vector<WNode*> stack{root};
-  while (!stack.empty()) {
-    WNode* d = stack.back();
-    stack.pop_back();
-    d->links = 2;
-    for (auto& [n, c] : d->children) {
-      if (c->type == NodeType::Dir) {
-        d->links++;
-        stack.push_back(c);
-      } else {
-        c->links++;
-      }
-    }
-  }
-
-  std::vector<WNode*> order;
-  number(root, order);
-  order.push_back(root);
-  root->inode_num = static_cast<uint32_t>(order.size());
-  if (order.size() > 0xFFFFFFFEu) fail("too many inodes");
-
-  // Parent inode numbers for the directory inodes.
-  std::unordered_map<const WNode*, uint32_t> parent;
-  for (WNode* d : order) {
-    if (d->type != NodeType::Dir) continue;
-    for (auto& [n, c] : d->children)
-      if (c->type == NodeType::Dir) parent[c] = d->inode_num;
-  }
-  uint32_t count = static_cast<uint32_t>(order.size());
-  super.inode_table_start = file->get_size(file.get());
-  for (WNode* w : order) {
-    uint32_t p = w == root ? count + 1 : parent[w];  // mksquashfs: the root's parent is count + 1
-    write_inode(w, p);
-  }
-  check_rc(sqfs_meta_writer_flush(im.get()), "writing the inode table");
-  check_rc(sqfs_meta_writer_flush(dm.get()), "writing the directory table");
-  super.root_inode_ref = root->inode_ref;
-  super.directory_table_start = file->get_size(file.get());
-  check_rc(sqfs_meta_write_write_to_file(dm.get()), "writing the directory table");
-  check_rc(sqfs_frag_table_write(frag.get(), file.get(), &super, cmp.get()), "writing the fragment table");
-  if (opt.exportable) {
-    check_rc(sqfs_dir_writer_write_export_table(dirwr.get(), file.get(), cmp.get(), root->inode_num, root->inode_ref,
-                                                &super),
-             "writing the export table");
-  }
-  check_rc(sqfs_id_table_write(ids.get(), file.get(), &super, cmp.get()), "writing the id table");
-  if (xwr) check_rc(sqfs_xattr_writer_flush(xwr.get(), file.get(), &super, cmp.get()), "writing the xattr tables");
-  super.inode_count = count;
-  super.bytes_used = file->get_size(file.get());
-  check_rc(sqfs_super_write(&super, file.get()), "writing the super block");
-  pad_to(SQFS_DEVBLK_SIZE);
-  stats.inodes = count;
-  stats.image_bytes = file->get_size(file.get());
-  finished = true;
-  return stats.image_bytes;
 }
 
 Writer::Writer(int fd, std::string name, WriterOptions opts) : impl_(std::make_unique<Impl>()) {

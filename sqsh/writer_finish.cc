@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Writer::finish(): the tree and tables after the data.
+//
+// Image layout, as mksquashfs and tar2sqfs write it:
+//   super block | compressor options | data + fragment blocks |
+//   inode table | directory table | fragment table | export table |
+//   id table | xattr tables | padding to 4 KiB
+// Inodes are numbered so that every inode is written before the directory
+// listing that refers to it: a directory's subtrees first, then its
+// entries, the root last (tar2sqfs's order).
+#include <cstdlib>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include "sqsh/writer_impl.h"
+
+namespace trainimg::sqsh {
+
+namespace {
+
+struct CFree {
+  void operator()(void* p) const noexcept { std::free(p); }
+};
+
+}  // namespace
+
+void Writer::Impl::number(WNode* dir, std::vector<WNode*>& order) {
+  for (auto& [name_, c] : dir->children) {
+    if (c->type == NodeType::Dir) number(c, order);
+  }
+  for (auto& [name_, c] : dir->children) {
+    if (c->inode_num == 0) {
+      order.push_back(c);
+      c->inode_num = static_cast<uint32_t>(order.size());
+    }
+  }
+}
+
+void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
+  InodePtr owned;
+  std::unique_ptr<sqfs_inode_generic_t, CFree> made;
+  sqfs_inode_generic_t* inode = nullptr;
+  switch (w->type) {
+    case NodeType::Dir: {
+      check_rc(sqfs_dir_writer_begin(dirwr.get(), 0), "writing a directory");
+      for (auto& [n, c] : w->children) {
+        check_rc(sqfs_dir_writer_add_entry(dirwr.get(), n.c_str(), c->inode_num, c->inode_ref,
+                                           static_cast<sqfs_u16>(type_bits(c->type) | c->mode)),
+                 "writing directory entry " + n);
+      }
+      check_rc(sqfs_dir_writer_end(dirwr.get()), "writing a directory");
+      owned.reset(check_alloc(sqfs_dir_writer_create_inode(dirwr.get(), 0, w->xattr_idx, parent_num),
+                              "creating a directory inode", name));
+      inode = owned.get();
+      if (inode->base.type == SQFS_INODE_DIR) {
+        inode->data.dir.nlink = w->links;
+      } else {
+        inode->data.dir_ext.nlink = w->links;
+      }
+      break;
+    }
+    case NodeType::File:
+      owned.reset(w->file_inode);
+      w->file_inode = nullptr;
+      inode = owned.get();
+      if (inode->base.type == SQFS_INODE_EXT_FILE || w->links > 1) {
+        sqfs_inode_make_extended(inode);
+        inode->data.file_ext.nlink = w->links;
+      }
+      break;
+    default: {
+      size_t extra = w->type == NodeType::Symlink ? w->target.size() : 0;
+      made.reset(static_cast<sqfs_inode_generic_t*>(std::calloc(1, sizeof(sqfs_inode_generic_t) + extra + 1)));
+      inode = check_alloc(made.get(), "creating an inode", name);
+      switch (w->type) {
+        case NodeType::Symlink:
+          inode->base.type = SQFS_INODE_SLINK;
+          inode->data.slink.nlink = w->links;
+          inode->data.slink.target_size = static_cast<sqfs_u32>(extra);
+          inode->payload_bytes_available = static_cast<sqfs_u32>(extra + 1);
+          inode->payload_bytes_used = static_cast<sqfs_u32>(extra);
+          std::memcpy(inode->extra, w->target.data(), extra);
+          break;
+        case NodeType::CharDev:
+        case NodeType::BlockDev:
+          inode->base.type = w->type == NodeType::CharDev ? SQFS_INODE_CDEV : SQFS_INODE_BDEV;
+          inode->data.dev.nlink = w->links;
+          inode->data.dev.devno = w->devno;
+          break;
+        default:
+          inode->base.type = w->type == NodeType::Fifo ? SQFS_INODE_FIFO : SQFS_INODE_SOCKET;
+          inode->data.ipc.nlink = w->links;
+          break;
+      }
+    }
+  }
+  inode->base.mode = static_cast<sqfs_u16>(type_bits(w->type) | w->mode);
+  inode->base.mod_time = w->mtime;
+  inode->base.inode_number = w->inode_num;
+  check_rc(sqfs_inode_set_xattr_index(inode, w->xattr_idx), "setting an xattr index");
+  check_rc(sqfs_id_table_id_to_index(ids.get(), w->uid, &inode->base.uid_idx), "recording uid");
+  check_rc(sqfs_id_table_id_to_index(ids.get(), w->gid, &inode->base.gid_idx), "recording gid");
+  sqfs_u64 block = 0;
+  sqfs_u32 offset = 0;
+  sqfs_meta_writer_get_position(im.get(), &block, &offset);
+  w->inode_ref = (block << 16) | offset;
+  check_rc(sqfs_meta_writer_write_inode(im.get(), inode), "writing an inode");
+}
+
+void Writer::Impl::pad_to(uint64_t multiple) {
+  uint64_t size = file->get_size(file.get());
+  if (size % multiple == 0) return;
+  std::vector<char> zeros(multiple - size % multiple, 0);
+  check_rc(file->write_at(file.get(), size, zeros.data(), zeros.size()), "padding the image");
+}
+
+uint64_t Writer::Impl::finish() {
+  if (in_file) fail("finish() called inside a file");
+  check_rc(sqfs_block_processor_finish(proc.get()), "writing the remaining data blocks");
+  stats.input_bytes = sqfs_block_processor_get_stats(proc.get())->input_bytes_read;
+
+  // Link counts: every directory entry is one link; a directory has two
+  // more (its "." and its parent's entry is counted above) per squashfs.
+  std::vector<WNode*> stack{root};
+  while (!stack.empty()) {
+    WNode* d = stack.back();
+    stack.pop_back();
+    d->links = 2;
+    for (auto& [n, c] : d->children) {
+      if (c->type == NodeType::Dir) {
+        d->links++;
+        stack.push_back(c);
+      } else {
+        c->links++;
+      }
+    }
+  }
+
+  std::vector<WNode*> order;
+  number(root, order);
+  order.push_back(root);
+  root->inode_num = static_cast<uint32_t>(order.size());
+  if (order.size() > 0xFFFFFFFEu) fail("too many inodes");
+
+  // Parent inode numbers for the directory inodes.
+  std::unordered_map<const WNode*, uint32_t> parent;
+  for (WNode* d : order) {
+    if (d->type != NodeType::Dir) continue;
+    for (auto& [n, c] : d->children)
+      if (c->type == NodeType::Dir) parent[c] = d->inode_num;
+  }
+  uint32_t count = static_cast<uint32_t>(order.size());
+  super.inode_table_start = file->get_size(file.get());
+  for (WNode* w : order) {
+    uint32_t p = w == root ? count + 1 : parent[w];  // mksquashfs: the root's parent is count + 1
+    write_inode(w, p);
+  }
+  check_rc(sqfs_meta_writer_flush(im.get()), "writing the inode table");
+  check_rc(sqfs_meta_writer_flush(dm.get()), "writing the directory table");
+  super.root_inode_ref = root->inode_ref;
+  super.directory_table_start = file->get_size(file.get());
+  check_rc(sqfs_meta_write_write_to_file(dm.get()), "writing the directory table");
+  check_rc(sqfs_frag_table_write(frag.get(), file.get(), &super, cmp.get()), "writing the fragment table");
+  if (opt.exportable) {
+    check_rc(sqfs_dir_writer_write_export_table(dirwr.get(), file.get(), cmp.get(), root->inode_num, root->inode_ref,
+                                                &super),
+             "writing the export table");
+  }
+  check_rc(sqfs_id_table_write(ids.get(), file.get(), &super, cmp.get()), "writing the id table");
+  if (xwr) check_rc(sqfs_xattr_writer_flush(xwr.get(), file.get(), &super, cmp.get()), "writing the xattr tables");
+  super.inode_count = count;
+  super.bytes_used = file->get_size(file.get());
+  check_rc(sqfs_super_write(&super, file.get()), "writing the super block");
+  pad_to(SQFS_DEVBLK_SIZE);
+  stats.inodes = count;
+  stats.image_bytes = file->get_size(file.get());
+  finished = true;
+  return stats.image_bytes;
+}
+
+}  // namespace trainimg::sqsh

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Writer's internals, shared by writer.cc (setup, entries) and
+// writer_finish.cc (serialising the tree). Internal to sqsh/.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cstring>
+
+#include "common/error.h"
+#include "sqsh/fd_file.h"
+#include "sqsh/handles.h"
+#include "sqsh/sqsh.h"
+
+namespace trainimg::sqsh {
+
+inline constexpr uint32_t kNoXattr = 0xFFFFFFFF;
+
+struct WNode {
+  NodeType type = NodeType::File;
+  uint16_t mode = 0;  // permission bits only
+  uint32_t uid = 0, gid = 0, mtime = 0, devno = 0;
+  std::string target;
+  uint32_t xattr_idx = kNoXattr;
+  // Created and grown (realloc) by the block processor through &file_inode
+  // until sqfs_block_processor_finish; ours (sqfs_free) afterwards.
+  sqfs_inode_generic_t* file_inode = nullptr;
+  std::map<std::string, WNode*> children;  // byte order, as squashfs requires
+  uint32_t links = 0;
+  uint32_t inode_num = 0;
+  uint64_t inode_ref = 0;
+  WNode() = default;
+  WNode(const WNode&) = delete;
+  WNode& operator=(const WNode&) = delete;
+  ~WNode() { sqfs_free(file_inode); }
+};
+
+inline uint16_t type_bits(NodeType t) {
+  switch (t) {
+    case NodeType::Dir: return SQFS_INODE_MODE_DIR;
+    case NodeType::File: return SQFS_INODE_MODE_REG;
+    case NodeType::Symlink: return SQFS_INODE_MODE_LNK;
+    case NodeType::Fifo: return SQFS_INODE_MODE_FIFO;
+    case NodeType::CharDev: return SQFS_INODE_MODE_CHR;
+    case NodeType::BlockDev: return SQFS_INODE_MODE_BLK;
+    case NodeType::Socket: return SQFS_INODE_MODE_SOCK;
+    case NodeType::Hardlink: break;
+  }
+  return 0;
+}
+
+struct Writer::Impl {
+  std::string name;
+  WriterOptions opt;
+  uint32_t mtime = 0;
+  // Declaration order matters for destruction (reverse): the processor and
+  // writers go before the nodes, compressors and file they point into.
+  std::vector<std::unique_ptr<WNode>> nodes;
+  FilePtr file;
+  CompressorPtr cmp, uncmp, data_cmp;
+  BlockWriterPtr blkwr;
+  FragTablePtr frag;
+  BlockProcessorPtr proc;
+  IdTablePtr ids;
+  XattrWriterPtr xwr;
+  MetaWriterPtr im, dm;
+  DirWriterPtr dirwr;
+  sqfs_super_t super{};
+  WNode* root = nullptr;
+  bool in_file = false;
+  bool failed = false;
+  bool finished = false;
+  uint32_t file_flags = 0;
+  std::string current;  // path of the open file, for messages
+  Stats stats;
+
+  [[noreturn]] void fail(const std::string& msg) const { throw Error(name, msg); }
+  // Any Error leaves the libsquashfs objects in an unknown state: refuse more.
+  template <class F>
+  auto guarded(F f) {
+    if (failed) fail("the writer stopped after an earlier error");
+    if (finished) fail("the image is already finished");
+    try {
+      return f();
+    } catch (...) {
+      failed = true;
+      throw;
+    }
+  }
+  void check_rc(int rc, const std::string& action) const {
+    if (rc >= 0) return;
+    std::string msg = action + ": " + std::string(error_text(rc));
+    if (rc == SQFS_ERROR_IO && file) {
+      int e = fd_file_errno(file.get());
+      if (e != 0) msg += std::string(" (") + std::strerror(e) + ")";
+    }
+    fail(msg);
+  }
+
+  void setup(int fd);
+  void setup_compressors();
+  WNode* new_node(NodeType t) {
+    nodes.push_back(std::make_unique<WNode>());
+    nodes.back()->type = t;
+    return nodes.back().get();
+  }
+  void set_meta(WNode* w, const Node& n);
+  WNode* parent_of(const std::string& path, std::string& leaf, bool create);
+  WNode* find(const std::string& path);
+  void link(const std::string& path, WNode* w);
+  void add(const Node& n);
+  void begin_file(const Node& n);
+  void add_hardlink(const std::string& path, const std::string& target);
+  void remove(const std::string& path);
+  uint64_t finish();
+  void number(WNode* dir, std::vector<WNode*>& order);
+  void write_inode(WNode* w, uint32_t parent_num);
+  void pad_to(uint64_t multiple);
+};
+
+}  // namespace trainimg::sqsh
