@@ -24,6 +24,9 @@ struct ImportOptions {
   bool force = false;                ///< replace an existing OUT atomically
   bool enroot_defaults = false;      ///< enroot's layout: -comp lzo -noD, 128 KiB blocks
   bool keep_xattrs = false;          ///< enroot drops every xattr
+  /// Inspect the published image (inspect/inspect.h, no expectations) and
+  /// record the verdict in the sidecar under "inspect".
+  bool inspect = true;
   /// SOURCE_DATE_EPOCH: the mtime of generated files and the super block,
   /// and the clamp for every other mtime. Unset: the newest mtime in the image.
   std::optional<int64_t> source_date_epoch;

@@ -63,7 +63,8 @@ std::string pyxis_get(const std::string& uri, const PyxisEnv& env) {
   o.compressor = sqsh::Compressor::Zstd;
   o.level = 3;
   o.block_size = 1u << 20;
-  o.force = true;  // a retried step replaces its own file, atomically
+  o.force = true;     // a retried step replaces its own file, atomically
+  o.inspect = false;  // the job is waiting; `trainimg inspect` is for the image's author
   import_image(o);
   return path;
 }

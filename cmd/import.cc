@@ -21,7 +21,7 @@ struct ImportFlags {
   int level = -1;
   std::string block_size = "1M";
   unsigned jobs = 0;
-  bool force = false, enroot_defaults = false, keep_xattrs = false;
+  bool force = false, enroot_defaults = false, keep_xattrs = false, no_inspect = false;
 };
 
 // "1M", "128K", "131072" -> bytes; 0 when malformed.
@@ -80,6 +80,7 @@ int run_import(const ImportFlags& f) {
   o.force = f.force;
   o.enroot_defaults = f.enroot_defaults;
   o.keep_xattrs = f.keep_xattrs;
+  o.inspect = !f.no_inspect;
   o.source_date_epoch = builder::source_date_epoch_from_env();
   try {
     auto r = builder::import_image(o, progress_printer(f.progress));
@@ -112,6 +113,7 @@ void setup_import(CLI::App& sub, Runner& run) {
   sub.add_flag("--force", f->force, "Replace an existing output atomically");
   sub.add_flag("--enroot-defaults", f->enroot_defaults, "enroot's exact layout: -comp lzo -noD, 128 KiB blocks");
   sub.add_flag("--keep-xattrs", f->keep_xattrs, "Keep extended attributes (enroot drops them)");
+  sub.add_flag("--no-inspect", f->no_inspect, "Do not inspect the image for the sidecar's verdict");
   sub.add_option("--progress", f->progress, "auto, tty, json (lines on stderr) or none")
       ->check(CLI::IsMember({"auto", "tty", "json", "none"}));
   run = [f] { return run_import(*f); };

@@ -27,6 +27,7 @@
 #include "builder/publish.h"
 #include "common/error.h"
 #include "common/version_info.h"
+#include "inspect/inspect.h"
 #include "inspect/source.h"
 #include "inspect/tree.h"
 
@@ -413,6 +414,35 @@ nlohmann::ordered_json make_sidecar(const Job& job, const ImportResult& r, const
   return j;
 }
 
+// The published image inspected as `trainimg inspect sqsh:OUT` would (no
+// expectations): the verdict recorded in the sidecar. A failure to inspect
+// is recorded, not thrown: the image itself is complete and published.
+nlohmann::ordered_json inspect_verdict(const std::string& image) {
+  nlohmann::ordered_json j;
+  try {
+    Report rep = inspect::inspect_image("sqsh:" + image, inspect::Expectations{});
+    size_t counts[3] = {0, 0, 0};
+    nlohmann::ordered_json findings = nlohmann::ordered_json::array();
+    for (const auto& d : rep.findings) {
+      counts[static_cast<int>(d.severity)]++;
+      findings.push_back({{"rule", d.rule_id},
+                          {"severity", std::string(to_string(d.severity))},
+                          {"message", d.message},
+                          {"path", d.path}});
+    }
+    j["schema"] = "trainimg.inspect/v1";
+    j["verdict"] = counts[2] ? "error" : counts[1] ? "warning" : "clean";
+    j["errors"] = counts[2];
+    j["warnings"] = counts[1];
+    j["infos"] = counts[0];
+    j["findings"] = std::move(findings);
+  } catch (const std::exception& e) {
+    j["verdict"] = "not-inspected";
+    j["error"] = e.what();
+  }
+  return j;
+}
+
 }  // namespace
 
 std::optional<int64_t> source_date_epoch_from_env() {
@@ -467,6 +497,10 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
     throw explain_io_error(e, opt.output);
   }
   r.sidecar = make_sidecar(job, r, writer_options(opt, 0));
+  if (opt.inspect) {
+    job.report("inspect");
+    r.sidecar["inspect"] = inspect_verdict(opt.output);
+  }
   write_sidecar(opt.output, r.sidecar);
   job.report("done");
   return r;

@@ -274,6 +274,13 @@ TEST(ImportPublish, ExistingOutputIsRefusedWithoutForceAndReplacedWithIt) {
   EXPECT_EQ(sh("unsquashfs -cat " + out + " etc/rc.local").out, enroot_rc_local());
   EXPECT_EQ(sh("unsquashfs -cat " + out + " etc/hosts").out, "");  // Docker's init layer
   EXPECT_EQ(sh("ls " + tmp.path()).out, "img.sqsh\nimg.sqsh.json\nroot\n");
+  auto side = nlohmann::ordered_json::parse(inspect::testing::read_bytes(out + ".json"));
+  EXPECT_EQ(side["schema"], "trainimg.import/v1");
+  EXPECT_EQ(side["source"], "dir:" + tmp / "root");
+  EXPECT_EQ(side["sizes"]["image_bytes"], fs::file_size(out));
+  EXPECT_EQ(side["inspect"]["schema"], "trainimg.inspect/v1") << side.dump(2);
+  EXPECT_TRUE(side["inspect"]["verdict"].is_string());
+  EXPECT_EQ(r.sidecar, side);
 }
 
 TEST(ImportPublish, FullFileSystemLeavesNothingAndSaysSo) {
