@@ -104,7 +104,10 @@ class Follower {
     if (announced_) return;
     announced_ = true;
     if (opt_.progress == ProgressMode::Json)
-      emit(out_, {{"event", "context"}, {"files", ctx_.files()}, {"bytes", ctx_.bytes()}});
+      emit(out_, {{"event", "context"},
+                  {"schema", "trainimg.build-progress/v1"},
+                  {"files", ctx_.files()},
+                  {"bytes", ctx_.bytes()}});
     else if (opt_.progress == ProgressMode::Text)
       out_ << "context: " << ctx_.files() << " entries, " << ctx_.bytes() << " bytes sent\n" << std::flush;
   }
@@ -174,10 +177,11 @@ class Follower {
 
 }  // namespace
 
-BuildResult build(const BuildOptions& opt, std::ostream& progress) {
+BuildResult build(const BuildOptions& opt, std::ostream& progress, const FindingsHandler& on_findings) {
   BuildResult r;
   BuildPlan plan = make_plan(opt, r.findings);
   for (const auto& d : r.findings) r.lint_failed = r.lint_failed || d.severity == Severity::Error;
+  if (on_findings) on_findings(r.findings);
   if (r.lint_failed) return r;
 
   auto engine = inspect::engine::Engine::connect();
@@ -193,17 +197,18 @@ BuildResult build(const BuildOptions& opt, std::ostream& progress) {
 }
 
 int run_build(const BuildOptions& opt, std::ostream& out, std::ostream& err) {
-  BuildResult r = build(opt, out);
   bool json = opt.progress == ProgressMode::Json;
-  for (const auto& d : r.findings) {
-    if (json) {
-      ordered_json j{{"event", "finding"}};
-      j.update(diagnostic_json(d));
-      emit(out, j);
-    } else {
-      err << render_diagnostic(d, opt.color);
+  BuildResult r = build(opt, out, [&](const std::vector<Diagnostic>& findings) {
+    for (const auto& d : findings) {
+      if (json) {
+        ordered_json j{{"event", "finding"}};
+        j.update(diagnostic_json(d));
+        emit(out, j);
+      } else {
+        err << render_diagnostic(d, opt.color) << std::flush;
+      }
     }
-  }
+  });
   if (r.lint_failed) {
     if (json) emit(out, {{"event", "done"}, {"ok", false}, {"reason", "lint"}});
     else err << "trainimg: lint errors: nothing was built (fix them, or pass --no-lint)\n";

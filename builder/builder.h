@@ -5,6 +5,7 @@
 // step mapped back to its Dockerfile line (and recipe line).
 #pragma once
 
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -43,11 +44,14 @@ struct BuildResult {
   int steps = 0;  ///< steps the daemon announced
 };
 
+/// Called once with the lint findings, before anything is sent.
+using FindingsHandler = std::function<void(const std::vector<Diagnostic>&)>;
+
 /// Lints, renders (recipes), streams the context and builds with
 /// networkmode=host. Progress goes to `progress` in opt.progress form.
 /// Throws trainimg::Error for stopping failures: unreadable input or
 /// context, a bad --build-arg, an unreachable daemon, a lost connection.
-BuildResult build(const BuildOptions& opt, std::ostream& progress);
+BuildResult build(const BuildOptions& opt, std::ostream& progress, const FindingsHandler& on_findings = {});
 
 /// `trainimg build`: build() with lint findings and a failure rendered on
 /// `err` (text) or as JSON events on `out`, the image id printed on `out`.

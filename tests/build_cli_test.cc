@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -260,8 +261,12 @@ TEST_F(BuildCli, JsonProgressIsOneObjectPerLine) {
     ev.push_back(j);
   }
   ASSERT_GE(ev.size(), 4u);
-  EXPECT_EQ(ev.front()["event"], "context");
-  EXPECT_EQ(ev.front()["files"], 1);
+  // Lint findings (if any) come first, then the context event opens the build.
+  auto ctx = std::find_if(ev.begin(), ev.end(), [](const nlohmann::json& j) { return j["event"] == "context"; });
+  ASSERT_NE(ctx, ev.end());
+  EXPECT_EQ((*ctx)["schema"], "trainimg.build-progress/v1");
+  EXPECT_EQ((*ctx)["files"], 1);
+  for (auto it = ev.begin(); it != ctx; ++it) EXPECT_EQ((*it)["event"], "finding") << *it;
   bool saw_step2 = false, saw_output = false;
   for (const auto& j : ev) {
     if (j["event"] == "step" && j["step"] == 2) {

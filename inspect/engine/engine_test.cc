@@ -183,7 +183,7 @@ class FakeDaemon {
       }
       size_t off = 0;
       while (off < r.size()) {
-        ssize_t n = ::write(c.get(), r.data() + off, r.size() - off);
+        ssize_t n = ::send(c.get(), r.data() + off, r.size() - off, MSG_NOSIGNAL);  // the client may hang up first
         if (n <= 0) break;
         off += size_t(n);
       }
