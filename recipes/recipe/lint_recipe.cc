@@ -12,6 +12,7 @@
 #include "recipes/recipe/checks/checks.h"
 #include "recipes/recipe/load.h"
 #include "recipes/recipe/render.h"
+#include "recipes/recipe/suppress.h"
 
 namespace trainimg::recipes {
 
@@ -46,7 +47,10 @@ RenderResult analyse(const SourceFile& src, const std::vector<std::string>& over
   for (auto& d : check_run_text(r)) res.diagnostics.push_back(std::move(d));
   bool schema_ok = true;
   for (const auto& d : res.diagnostics) schema_ok &= !is_schema_error(d);
-  if (!schema_ok) return res;
+  if (!schema_ok) {
+    apply_recipe_suppressions(src, res.diagnostics);
+    return res;
+  }
 
   Rendered rd = render_dockerfile(r);
   res.source_map = rd.map;
@@ -69,6 +73,7 @@ RenderResult analyse(const SourceFile& src, const std::vector<std::string>& over
   } catch (const Error& e) {
     res.diagnostics.push_back(rendered_parse_error(e, rd.map, src.name()));
   }
+  apply_recipe_suppressions(src, res.diagnostics);
   bool any_error = false;
   for (const auto& d : res.diagnostics) any_error |= d.severity == Severity::Error;
   if (!any_error) res.dockerfile = std::move(rd.text);

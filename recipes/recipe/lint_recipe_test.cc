@@ -163,6 +163,28 @@ TEST(RenderRecipe, SetOverridesReachTheDockerfile) {
   EXPECT_THAT(r.dockerfile, ::testing::HasSubstr("ARG EFA_INSTALLER_VERSION=1.49.0\n"));
 }
 
+TEST(RenderRecipe, PragmaCommentsSilenceFindings) {
+  RenderResult r = render(std::string(kHead) +
+                          "steps:\n"
+                          "  - name: s\n"
+                          "    env:\n"
+                          "      # trainimg: ignore=nccl-ib-settings\n"
+                          "      NCCL_IB_HCA: mlx5\n"
+                          "      NCCL_IB_TC: '41'  # trainimg: ignore=nccl-ib-settings\n"
+                          "      NCCL_IB_SL: '1'\n"
+                          "    run: |\n"
+                          "      # trainimg: ignore=mpi-second-install\n"
+                          "      /opt/amazon/openmpi/bin/mpirun --version\n");
+  EXPECT_THAT(briefs(r.diagnostics),
+              ElementsAre("9:7 warning [nccl-ib-settings] step 's' sets NCCL_IB_SL, an InfiniBand-only NCCL setting"));
+  EXPECT_NE(r.dockerfile, "");
+}
+
+TEST(RenderRecipe, PragmaDoesNotSilenceSchemaErrors) {
+  RenderResult r = render(std::string(kHead) + "# trainimg: ignore=recipe-schema\nstepz: []\n");
+  EXPECT_EQ(r.diagnostics.size(), 1u);
+}
+
 TEST(RenderRecipe, MalformedYamlThrows) {
   EXPECT_THROW(render("base: [\n"), Error);
 }
