@@ -19,6 +19,9 @@ bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.
 std::pair<std::string, std::string> split_package(std::string_view tok) {
   for (std::string_view ext : {".deb", ".rpm"})
     if (tok.size() > ext.size() && tok.substr(tok.size() - ext.size()) == ext) tok.remove_suffix(ext.size());
+  // RPM arch tails hold '_' ("x86_64"): drop them before looking for Debian's '_'.
+  for (std::string_view arch : {".x86_64", ".aarch64", ".noarch"})
+    if (tok.size() > arch.size() && tok.substr(tok.size() - arch.size()) == arch) tok.remove_suffix(arch.size());
   size_t us = tok.find('_');
   if (us != std::string_view::npos) {
     std::string_view name = tok.substr(0, us);
@@ -28,11 +31,7 @@ std::pair<std::string, std::string> split_package(std::string_view tok) {
   }
   for (size_t i = 0; i + 1 < tok.size(); ++i)
     if (tok[i] == '-' && std::isdigit(static_cast<unsigned char>(tok[i + 1]))) {
-      std::string_view ver = tok.substr(i + 1);
-      // Drop an RPM ".x86_64"/".noarch" tail.
-      for (std::string_view arch : {".x86_64", ".aarch64", ".noarch"})
-        if (ver.size() > arch.size() && ver.substr(ver.size() - arch.size()) == arch) ver.remove_suffix(arch.size());
-      return {std::string(tok.substr(0, i)), std::string(ver)};
+      return {std::string(tok.substr(0, i)), std::string(tok.substr(i + 1))};
     }
   return {std::string(tok), ""};
 }

@@ -81,7 +81,7 @@ std::vector<LnetNi> parse_lnet(std::string_view text, const std::string& file) {
       auto v = value_of(t, "send_count:");
       auto num = to_int(v);
       if (!num)
-        fail_at(file, n, static_cast<int>(line.find(':') + 2), line,
+        fail_at(file, n, static_cast<int>(line.find(v) + 1), line,
                 "\"" + std::string(v) + "\" is not a message count (localised number?)");
       auto& slot_of = [&]() -> LnetNi& {
         bool need_new = nis.empty() || (send ? nis.back().send_count.has_value() : nis.back().recv_count.has_value());

@@ -16,7 +16,13 @@ const RuleInfo& nvme_mount_rule() {
 void check_nvme_mount(const HostContext& c) {
   const auto& m = c.profile.nvme_mounted;
   if (!m) c.report(nvme_mount_rule(), "cannot tell whether /opt/dlami/nvme is mounted (" + c.probe_state("df-nvme.txt") + ")");
-  else if (!*m) c.report(nvme_mount_rule(), "/opt/dlami/nvme is not a mount point (" + c.probe_state("df-nvme.txt") + ")");
+  else if (!*m) {
+    const auto& rec = c.profile.probes.find("df-nvme.txt");
+    std::string why = c.probe_state("df-nvme.txt");
+    if (rec != c.profile.probes.end() && rec->second.parsed.is_object() && rec->second.parsed.contains("mounted_on"))
+      why = "df shows it on " + rec->second.parsed["mounted_on"].get<std::string>();
+    c.report(nvme_mount_rule(), "/opt/dlami/nvme is not a mount point (" + why + ")");
+  }
 }
 
 }  // namespace trainimg::host

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "inspect/host/checkers.h"
+#include "inspect/host/test_support.h"
+
+namespace trainimg::host {
+namespace {
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using testing::located;
+using testing::read_fixture;
+
+CheckOutput run(const std::string& name, std::optional<int> nics = 8) {
+  std::string text = read_fixture("nccl/" + name);
+  return check_nccl_log(parse_nccl_log(text), text, name, nics);
+}
+
+TEST(NcclLogOnSeedFixture, ReadsSixteenInterleavedRanks) {
+  NcclLog log = parse_nccl_log(read_fixture("nccl/log-efa-2node.txt"));
+  ASSERT_EQ(log.processes.size(), 16u);
+  const auto& p = log.processes[9];
+  EXPECT_EQ(p.host, "p6-node-002");
+  EXPECT_EQ(p.pid, "20101");
+  EXPECT_EQ(p.network, "Libfabric");
+  EXPECT_EQ(p.provider, "efa");
+  EXPECT_EQ(p.fabric, "efa-direct");
+  EXPECT_EQ(p.nics, 8);
+}
+
+TEST(NcclLogOnSeedFixture, TheSeedsEfaLogIsClean) {
+  auto out = run("log-efa-2node.txt");
+  EXPECT_THAT(out.findings, IsEmpty());
+  EXPECT_EQ(out.text_facts[0], (std::pair<std::string, std::string>("processes", "16 on 2 host(s)")));
+  EXPECT_EQ(out.text_facts[1].second, "16/16");
+  EXPECT_THAT(run("log-efa-2node-crlf.txt").findings, IsEmpty());
+}
+
+TEST(NcclLogOnSeedFixture, FlagsTheSocketFallbackOncePerProcess) {
+  auto out = run("log-socket-fallback.txt");
+  ASSERT_EQ(out.findings.size(), 8u);
+  EXPECT_EQ(located(out.findings)[0],
+            "log-socket-fallback.txt:76:1: p6-node-002:20100 uses `Using network Socket`: NCCL fell back to TCP, not EFA "
+            "[nccl-log]");
+}
+
+TEST(NcclLogOnSeedFixture, FlagsForcedIb) {
+  auto out = run("log-ib-forced.txt");
+  ASSERT_EQ(out.findings.size(), 18u);  // 16 processes + no Libfabric + no efa provider
+  EXPECT_EQ(out.findings[0].message,
+            "p6-node-001:20000 uses `Using network IB`, not Libfabric (NCCL_NET=IB forces the link-DOWN ConnectX-7 devices)");
+  EXPECT_EQ(out.findings[16].message, "no process logged `Using network Libfabric`: the EFA path was not used");
+}
+
+TEST(NcclLogOnSeedFixture, FlagsAWrongNicCountOnlyWhenExpected) {
+  auto out = run("log-4-nics.txt");
+  ASSERT_EQ(out.findings.size(), 16u);
+  EXPECT_EQ(out.findings[0].message, "p6-node-001:20000 found 4 nics, expected 8");
+  EXPECT_THAT(run("log-4-nics.txt", std::nullopt).findings, IsEmpty());
+}
+
+TEST(NcclLogOnSeedFixture, FlagsAnotherProvider) {
+  auto out = run("log-tcp-provider.txt");
+  EXPECT_EQ(out.findings.back().message, "no process logged `NET/OFI Selected provider is efa`: the OFI plugin did not select EFA");
+}
+
+TEST(NcclLogOnSeedFixture, ALogWithoutDebugLinesSaysHowToGetThem) {
+  auto out = run("log-no-debug.txt");
+  ASSERT_EQ(out.findings.size(), 1u);
+  EXPECT_EQ(out.findings[0].message,
+            "no NCCL_DEBUG=INFO lines (\"host:pid:tid [dev] NCCL INFO …\") in the log: run with NCCL_DEBUG=INFO");
+}
+
+TEST(NcclLog, AcceptsTheOlderProviderLine) {
+  std::string text = "ip-1:5:5 [0] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)\n"
+                     "ip-1:5:5 [0] NCCL INFO Using network Libfabric\n";
+  auto out = check_nccl_log(parse_nccl_log(text), text, "l", 4);
+  EXPECT_THAT(out.findings, IsEmpty());
+}
+
+}  // namespace
+}  // namespace trainimg::host
