@@ -23,6 +23,9 @@ void setup_rules(CLI::App& sub, Runner& run);
 void setup_lint(CLI::App& sub, Runner& run);
 void setup_render(CLI::App& sub, Runner& run);
 void setup_build(CLI::App& sub, Runner& run);
+void setup_host(CLI::App& sub, Runner& run);
+void setup_check(CLI::App& sub, Runner& run);
+void setup_gds(CLI::App& sub, Runner& run);
 void setup_import(CLI::App& sub, Runner& run);
 void setup_pyxis_importer(CLI::App& sub, Runner& run);
 

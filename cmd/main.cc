@@ -22,6 +22,9 @@ const Command kCommands[] = {
     {"lint", "Lint Dockerfiles (or recipes) for the seed's EFA/NCCL/MPI pitfalls", setup_lint},
     {"render", "Render a recipe YAML to the Dockerfile seed 002 prescribes", setup_render},
     {"build", "Build a recipe or Dockerfile through the Docker Engine API (lint first, host network)", setup_build},
+    {"host", "Capture and check a node: host capture|bundle|check|diff (seed 000)", setup_host},
+    {"check", "Check NCCL output: check nccl-log|nccl-tests FILE", setup_check},
+    {"gds", "Check GPUDirect Storage over EFA: gds check (seed 004)", setup_gds},
     {"import", "Import an image into an enroot-compatible .sqsh, streamed and published atomically", setup_import},
     {"pyxis-importer", "Pyxis importer= plug-in: pyxis-importer get URI | release", setup_pyxis_importer},
 };

@@ -4,6 +4,8 @@
 #include "recipes/lint.h"
 #include "recipes/recipe.h"
 
+#include "inspect/host/rules.h"
+
 namespace trainimg::cmd {
 
 std::vector<RuleInfo> rule_catalogue() {
@@ -12,6 +14,7 @@ std::vector<RuleInfo> rule_catalogue() {
   (void)add;
   add(recipes::lint_rules());
   add(recipes::recipe_rules());
+  add(host::host_rules());
   return out;
 }
 
