@@ -27,6 +27,8 @@ struct ImportOptions {
   /// Inspect the published image (inspect/inspect.h, no expectations) and
   /// record the verdict in the sidecar under "inspect".
   bool inspect = true;
+  /// --via enroot: the real `enroot import` makes the image (builder/import/via_enroot.h).
+  bool via_enroot = false;
   /// SOURCE_DATE_EPOCH: the mtime of generated files and the super block,
   /// and the clamp for every other mtime. Unset: the newest mtime in the image.
   std::optional<int64_t> source_date_epoch;

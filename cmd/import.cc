@@ -17,7 +17,7 @@ namespace trainimg::cmd {
 namespace {
 
 struct ImportFlags {
-  std::string source, output, compression = "zstd", progress = "auto";
+  std::string source, output, compression = "zstd", progress = "auto", via = "native";
   int level = -1;
   std::string block_size = "1M";
   unsigned jobs = 0;
@@ -81,6 +81,7 @@ int run_import(const ImportFlags& f) {
   o.enroot_defaults = f.enroot_defaults;
   o.keep_xattrs = f.keep_xattrs;
   o.inspect = !f.no_inspect;
+  o.via_enroot = f.via == "enroot";
   o.source_date_epoch = builder::source_date_epoch_from_env();
   try {
     auto r = builder::import_image(o, progress_printer(f.progress));
@@ -113,6 +114,8 @@ void setup_import(CLI::App& sub, Runner& run) {
   sub.add_flag("--force", f->force, "Replace an existing output atomically");
   sub.add_flag("--enroot-defaults", f->enroot_defaults, "enroot's exact layout: -comp lzo -noD, 128 KiB blocks");
   sub.add_flag("--keep-xattrs", f->keep_xattrs, "Keep extended attributes (enroot drops them)");
+  sub.add_option("--via", f->via, "native (default) or enroot: run the real `enroot import`, then publish")
+      ->check(CLI::IsMember({"native", "enroot"}));
   sub.add_flag("--no-inspect", f->no_inspect, "Do not inspect the image for the sidecar's verdict");
   sub.add_option("--progress", f->progress, "auto, tty, json (lines on stderr) or none")
       ->check(CLI::IsMember({"auto", "tty", "json", "none"}));

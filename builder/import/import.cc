@@ -24,6 +24,7 @@
 #include "builder/import/dockerd_export.h"
 #include "builder/import/fixup.h"
 #include "builder/import/merge.h"
+#include "builder/import/via_enroot.h"
 #include "builder/publish.h"
 #include "common/error.h"
 #include "common/version_info.h"
@@ -414,6 +415,8 @@ nlohmann::ordered_json make_sidecar(const Job& job, const ImportResult& r, const
   return j;
 }
 
+}  // namespace
+
 // The published image inspected as `trainimg inspect sqsh:OUT` would (no
 // expectations): the verdict recorded in the sidecar. A failure to inspect
 // is recorded, not thrown: the image itself is complete and published.
@@ -443,8 +446,6 @@ nlohmann::ordered_json inspect_verdict(const std::string& image) {
   return j;
 }
 
-}  // namespace
-
 std::optional<int64_t> source_date_epoch_from_env() {
   const char* v = std::getenv("SOURCE_DATE_EPOCH");
   if (!v || !*v) return std::nullopt;
@@ -456,6 +457,7 @@ std::optional<int64_t> source_date_epoch_from_env() {
 }
 
 ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& progress) {
+  if (opt.via_enroot) return import_via_enroot(opt, progress);
   SignalGuard guard;
   bool daemon_export = false;
   auto src = open_input(opt.source, daemon_export);

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// `trainimg import --via enroot`: the real `enroot import` makes the image
+// (for teams that must keep enroot's own output), into a temporary name in
+// the target directory; trainimg then verifies it, publishes it atomically
+// and writes the sidecar, as for its own images. enroot must be installed;
+// nothing imitates it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "builder/import.h"
+
+namespace trainimg::builder {
+
+/// Runs `enroot import -o TMP SOURCE` (SOURCE one of enroot's docker://,
+/// dockerd://, podman://) and publishes TMP as opt.output. Throws Error when
+/// enroot is not on PATH, when it fails (its exit status), or when its
+/// output does not read back; the temporary file is removed in every case.
+ImportResult import_via_enroot(const ImportOptions& opt, const ImportProgressFn& progress);
+
+/// The sidecar's "inspect" object for a published image (import.cc).
+nlohmann::ordered_json inspect_verdict(const std::string& image);
+
+/// The full path of `name` on $PATH, or "" when absent.
+std::string find_on_path(const std::string& name);
+
+}  // namespace trainimg::builder
