@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -135,7 +136,9 @@ struct Instruction {
   std::vector<KeyValue> pairs;     ///< ENV, ARG, LABEL
   std::vector<Heredoc> heredocs;
   Script script;                   ///< RUN: the commands it runs
-  Vars vars;                       ///< ARG and ENV in effect before this instruction
+  /// ARG and ENV in effect before this instruction (shared between the
+  /// instructions of a run with no ARG/ENV in between).
+  std::shared_ptr<const Vars> vars;
   std::vector<std::string> ignore; ///< ids from `# trainimg: ignore=ID[,ID]` on the line before
   MappedText text;                 ///< args text with original offsets
 

@@ -4,6 +4,7 @@
 // the golden reports (TRAINIMG_UPDATE_GOLDEN=1 rewrites them).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>

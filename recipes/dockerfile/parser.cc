@@ -64,14 +64,16 @@ class Builder {
         if (ri.keyword != "ARG")
           fail_at(f_, ri.keyword_offset, ri.keyword.size(), ri.keyword + " before the first FROM",
                   "only ARG may come before the first FROM");
-        Instruction in = common(ri, global_);
+        Instruction in = common(ri, global());
         apply_arg(in, global_, /*global=*/true);
+        global_shared_.reset();
         df.global_args.push_back(std::move(in));
         continue;
       }
       Instruction in = common(ri, merged());
       if (ri.keyword == "ARG") apply_arg(in, args_, false);
       else if (ri.keyword == "ENV") apply_env(in);
+      if (ri.keyword == "ARG" || ri.keyword == "ENV") merged_.reset();
       df.stages.back().instructions.push_back(std::move(in));
     }
     if (df.stages.empty())
@@ -84,15 +86,23 @@ class Builder {
   }
 
  private:
-  Vars merged() const {
-    Vars v = args_;
-    for (const auto& [k, val] : env_) v[k] = val;
-    return v;
+  // ARG and ENV of the stage (ENV wins), rebuilt only after one changed.
+  std::shared_ptr<const Vars> merged() {
+    if (!merged_) {
+      auto v = std::make_shared<Vars>(args_);
+      for (const auto& [k, val] : env_) (*v)[k] = val;
+      merged_ = std::move(v);
+    }
+    return merged_;
+  }
+  std::shared_ptr<const Vars> global() {
+    if (!global_shared_) global_shared_ = std::make_shared<const Vars>(global_);
+    return global_shared_;
   }
 
   void start_stage(Dockerfile& df, const RawInstruction& ri) {
     if (!df.stages.empty()) end_env_.push_back(env_);
-    Instruction in = common(ri, global_);
+    Instruction in = common(ri, global());
     Stage st;
     st.index = static_cast<int>(df.stages.size());
     if (in.args.empty())
@@ -106,6 +116,7 @@ class Builder {
     }
     env_.clear();
     args_.clear();
+    merged_.reset();
     for (const auto& prev : df.stages)
       if (!prev.name.empty() && prev.name == lower(st.base)) {
         st.base_stage = prev.index;
@@ -115,14 +126,15 @@ class Builder {
     df.stages.push_back(std::move(st));
   }
 
-  Instruction common(const RawInstruction& ri, const Vars& vars) {
+  Instruction common(const RawInstruction& ri, std::shared_ptr<const Vars> shared) {
+    const Vars& vars = *shared;
     Instruction in;
     in.keyword = ri.keyword;
     in.line = ri.line;
     in.column = f_.line_col(ri.keyword_offset).column;
     in.end_line = ri.end_line;
     in.span = {ri.keyword_offset, ri.keyword.size()};
-    in.vars = vars;
+    in.vars = std::move(shared);
     in.ignore = ri.ignore;
     in.heredocs = ri.heredocs;
     in.text = ri.args;
@@ -195,7 +207,7 @@ class Builder {
     // ["sh", "-c", "script"]: the script is what runs.
     std::string p = c.program();
     if (elems.size() >= 3 && (p == "sh" || p == "bash" || p == "dash") && elems[1].first.text == "-c") {
-      Script inner = split_shell(elems[2].second, in.vars, f_);
+      Script inner = split_shell(elems[2].second, *in.vars, f_);
       for (auto& ic : inner.commands) {
         ic.depth += 1;
         ic.parent = ic.parent < 0 ? 0 : ic.parent + 1;
@@ -264,6 +276,7 @@ class Builder {
   const SourceFile& f_;
   RawDockerfile raw_;
   Vars global_, args_, env_;
+  std::shared_ptr<const Vars> merged_, global_shared_;
   std::vector<Vars> end_env_;  // ENV at the end of each finished stage
 };
 
