@@ -21,6 +21,7 @@ struct Command {
 // Defined in the subcommands' files.
 void setup_rules(CLI::App& sub, Runner& run);
 void setup_lint(CLI::App& sub, Runner& run);
+void setup_inspect(CLI::App& sub, Runner& run);
 void setup_render(CLI::App& sub, Runner& run);
 void setup_build(CLI::App& sub, Runner& run);
 void setup_host(CLI::App& sub, Runner& run);

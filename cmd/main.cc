@@ -20,6 +20,7 @@ namespace {
 const Command kCommands[] = {
     {"rules", "List every rule with id, severity, seed source and fix", setup_rules},
     {"lint", "Lint Dockerfiles (or recipes) for the seed's EFA/NCCL/MPI pitfalls", setup_lint},
+    {"inspect", "Inspect an image (.sqsh, docker archive, OCI, dockerd, rootfs): EFA stack, NCCL plugin, Open MPI", setup_inspect},
     {"render", "Render a recipe YAML to the Dockerfile seed 002 prescribes", setup_render},
     {"build", "Build a recipe or Dockerfile through the Docker Engine API (lint first, host network)", setup_build},
     {"host", "Capture and check a node: host capture|bundle|check|diff (seed 000)", setup_host},

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cmd/rule_catalogue.h"
 
+#include "inspect/inspect.h"
 #include "recipes/lint.h"
 #include "recipes/recipe.h"
 
@@ -13,6 +14,7 @@ std::vector<RuleInfo> rule_catalogue() {
   auto add = [&out](const std::vector<RuleInfo>& rules) { out.insert(out.end(), rules.begin(), rules.end()); };
   (void)add;
   add(recipes::lint_rules());
+  add(inspect::image_rules());
   add(recipes::recipe_rules());
   add(host::host_rules());
   return out;

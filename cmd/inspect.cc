@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// trainimg inspect SOURCE [--expect K=V,…] [--host HOST.json] [--format …]
+//                         [--fail-on …] [-o REPORT]
+#include <unistd.h>
+
+#include <iostream>
+
+#include "cmd/command.h"
+#include "common/atomic_file.h"
+#include "common/report.h"
+#include "inspect/inspect.h"
+
+namespace trainimg::cmd {
+
+namespace {
+struct InspectFlags {
+  std::string source, expect, host, format = "text", fail_on = "error", output;
+};
+}  // namespace
+
+void setup_inspect(CLI::App& sub, Runner& run) {
+  auto f = std::make_shared<InspectFlags>();
+  sub.add_option("SOURCE", f->source,
+                 "PATH.sqsh, docker-archive:PATH.tar, oci:DIR[:TAG], dockerd://IMAGE[:TAG] or dir:ROOTFS")
+      ->required();
+  sub.add_option("--expect", f->expect,
+                 "host versions to match: efa-installer=V,libfabric=V,aws-ofi-nccl=V,cuda-driver=V");
+  sub.add_option("--host", f->host, "host profile (trainimg.host/v1 JSON, from trainimg host capture)");
+  sub.add_option("--format", f->format, "text, json, sarif or junit");
+  sub.add_option("--fail-on", f->fail_on, "error, warning or never");
+  sub.add_option("-o,--output", f->output, "write the report to this file (atomically) instead of stdout");
+  run = [f] {
+    // Validate every flag before reading the image: bad usage costs nothing.
+    Format format = parse_format(f->format);
+    FailOn fail_on = parse_fail_on(f->fail_on);
+    inspect::Expectations e;
+    if (!f->host.empty()) e = inspect::expectations_from_host(host::read_profile(f->host), f->host);
+    if (!f->expect.empty()) e = inspect::merge(e, inspect::parse_expect(f->expect));
+    Report r = inspect::inspect_image(f->source, e);
+    TextOptions opt;
+    opt.color = f->output.empty() && format == Format::Text && want_color(STDOUT_FILENO);
+    std::string out = render(r, format, opt);
+    if (f->output.empty()) std::cout << out;
+    else write_file_atomic(f->output, out);
+    return exit_code(r, fail_on);
+  };
+}
+
+}  // namespace trainimg::cmd
