@@ -13,6 +13,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -168,6 +170,7 @@ class FakeDaemon {
     std::filesystem::remove_all(dir_);
   }
   const std::string& path() const { return path_; }
+  uint64_t sent() const { return sent_.load(); }
 
  private:
   void serve() {
@@ -186,6 +189,7 @@ class FakeDaemon {
         ssize_t n = ::send(c.get(), r.data() + off, r.size() - off, MSG_NOSIGNAL);  // the client may hang up first
         if (n <= 0) break;
         off += size_t(n);
+        sent_ += uint64_t(n);
       }
     }
   }
@@ -193,6 +197,7 @@ class FakeDaemon {
   std::filesystem::path dir_;
   std::string path_;
   UniqueFd listen_;
+  std::atomic<uint64_t> sent_{0};
   std::thread thread_;
 };
 
@@ -208,6 +213,24 @@ TEST(Engine, FakeDaemonConnectionCutMidStreamIsAClearError) {
   EXPECT_EQ(seen, "0123456789");
   EXPECT_NE(msg.find("connection to the Docker daemon lost during GET /images/x/get after 10 bytes"), std::string::npos)
       << msg;
+}
+
+TEST(Engine, FakeDaemonSlowReaderHoldsTheSenderBack) {
+  constexpr size_t kBody = 32u << 20;
+  FakeDaemon d({kPing, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(kBody) + "\r\n\r\n" +
+                           std::string(kBody, 'x')});
+  Engine e = Engine::connect(d.path());
+  auto s = e.open("/images/big/get");
+  char one;
+  ASSERT_EQ(s->read(&one, 1), 1u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // The client buffers at most 1 MiB and the socket a little more: the
+  // sender is blocked far short of the 32 MiB body.
+  EXPECT_LT(d.sent(), uint64_t(8u << 20));
+  std::string buf(1 << 16, '\0');
+  uint64_t total = 1;
+  while (size_t n = s->read(buf.data(), buf.size())) total += n;
+  EXPECT_EQ(total, kBody);
 }
 
 TEST(Engine, FakeDaemonPlainTextErrorBodyIsShownVerbatim) {
