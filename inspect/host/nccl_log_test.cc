@@ -41,7 +41,7 @@ TEST(NcclLogOnSeedFixture, FlagsTheSocketFallbackOncePerProcess) {
   auto out = run("log-socket-fallback.txt");
   ASSERT_EQ(out.findings.size(), 8u);
   EXPECT_EQ(located(out.findings)[0],
-            "log-socket-fallback.txt:76:1: p6-node-002:20100 uses `Using network Socket`: NCCL fell back to TCP, not EFA "
+            "log-socket-fallback.txt:76:42: p6-node-002:20100 uses `Using network Socket`: NCCL fell back to TCP, not EFA "
             "[nccl-log]");
 }
 

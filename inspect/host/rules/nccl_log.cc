@@ -28,8 +28,16 @@ CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std:
     Diagnostic d = make_finding(rule, file, std::move(msg));
     d.line = line;
     if (line > 0 && line <= static_cast<int>(lines.size())) {
-      d.column = 1;
-      d.source_line = std::string(lines[line - 1]);
+      // Point the caret at the phrase the seeds tell people to look for.
+      std::string_view text_line = lines[line - 1];
+      size_t at = std::string_view::npos;
+      for (std::string_view phrase : {"Using network", "NET/OFI Selected"})
+        if ((at = text_line.find(phrase)) != std::string_view::npos) {
+          d.length = static_cast<int>(phrase.size());
+          break;
+        }
+      d.column = at == std::string_view::npos ? 1 : static_cast<int>(at) + 1;
+      d.source_line = std::string(text_line);
     }
     out.findings.push_back(std::move(d));
   };
