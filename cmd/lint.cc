@@ -12,10 +12,10 @@
 #include <memory>
 
 #include "cmd/command.h"
-#include "common/error.h"
 #include "common/report.h"
 #include "common/source_file.h"
 #include "recipes/lint.h"
+#include "recipes/recipe.h"
 
 namespace trainimg::cmd {
 namespace {
@@ -45,15 +45,24 @@ int run_lint(const LintFlags& fl) {
   report.rules = recipes::lint_rules();
   std::vector<std::unique_ptr<SourceFile>> sources;
   std::map<std::string, const SourceFile*> by_name;
+  bool any_recipe = false;
   for (const auto& path : fl.files) {
     std::vector<Diagnostic> found;
-    if (path != "-" && is_recipe(path))
-      throw Error(path, "recipes are linted once the recipe renderer is built (lint a rendered Dockerfile)");
-    sources.push_back(std::make_unique<SourceFile>(SourceFile::read(path)));
-    found = recipes::lint_dockerfile(*sources.back(), opt);
+    if (path != "-" && is_recipe(path)) {
+      any_recipe = true;
+      found = recipes::lint_recipe_file(path, opt);
+      sources.push_back(std::make_unique<SourceFile>(SourceFile::read(path)));
+    } else {
+      sources.push_back(std::make_unique<SourceFile>(SourceFile::read(path)));
+      found = recipes::lint_dockerfile(*sources.back(), opt);
+    }
     by_name[sources.back()->name()] = sources.back().get();
     report.inputs.push_back(sources.back()->name());
     report.findings.insert(report.findings.end(), found.begin(), found.end());
+  }
+  if (any_recipe) {
+    const auto& extra = recipes::recipe_rules();
+    report.rules.insert(report.rules.end(), extra.begin(), extra.end());
   }
   TextOptions topt;
   topt.color = want_color(STDOUT_FILENO);

@@ -132,6 +132,19 @@ TEST(LintCli, MalformedDockerfileExitsTwoWithAPositionedMessageAndNoReport) {
   fs::remove(tmp);
 }
 
+TEST(LintCli, RecipeIsLintedWithPositionsInTheRecipe) {
+  Result r = lint("examples/reference.yaml examples/minimal.yaml --fail-on warning");
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "0 errors, 0 warnings, 0 notes\n");
+}
+
+TEST(LintCli, RenderedReferenceRecipePipedIntoLintIsClean) {
+  std::string cmd = std::string("cd '") + TRAINIMG_SOURCE_DIR + "' && '" + TRAINIMG_BIN +
+                    "' render examples/reference.yaml | NO_COLOR=1 '" + TRAINIMG_BIN + "' lint --fail-on warning - >/dev/null";
+  int st = std::system(cmd.c_str());
+  EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 TEST(LintCli, UsageErrorsExitTwo) {
   EXPECT_EQ(lint("does/not/exist.Dockerfile").rc, 2);
   EXPECT_EQ(lint("--format xml " + kPitfalls).rc, 2);
