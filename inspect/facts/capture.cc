@@ -123,7 +123,12 @@ nlohmann::json capture_file(const Entry& e, ContentReader& r) {
         return s.starts_with("nccl") && s.find("Plugin_v") != std::string_view::npos;
       };
       elf::ElfInfo info = elf::read_elf(r, opt);
-      if (!info.is_elf && info.error.empty()) return nullptr;
+      if (!info.is_elf && info.error.empty()) {
+        // A script in a bin/ directory is no finding; a library name that
+        // is not an ELF object is one (the loader would refuse it).
+        if (k == FileKind::ElfProgram) return nullptr;
+        info.error = "not an ELF file";
+      }
       j = {{"kind", static_cast<int>(k)}, {"soname", info.soname},   {"needed", info.needed},
            {"runpath", info.runpath},     {"rpath", info.rpath},     {"exports", info.exports},
            {"markers", info.markers},     {"error", info.error}};
