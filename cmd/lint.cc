@@ -81,7 +81,11 @@ void setup_lint(CLI::App& sub, Runner& run) {
       ->check(CLI::IsMember({"text", "json", "sarif", "junit"}));
   sub.add_option("--fail-on", fl->fail_on, "exit 1 when a finding is at or above: error (default), warning, never")
       ->check(CLI::IsMember({"error", "warning", "never"}));
-  sub.add_option("--expect", fl->expect, "the host's versions, e.g. efa-installer=1.50.0 (efa-version-pin errors when the image differs)");
+  // One value per --expect, so `--expect efa-installer=1.50.0 Dockerfile` leaves the file positional.
+  sub.add_option("--expect", fl->expect, "the host's versions, e.g. efa-installer=1.50.0 (efa-version-pin errors when the image differs)")
+      ->allow_extra_args(false)
+      ->type_size(1)
+      ->expected(1, 1);
   sub.footer(
       "Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or unreadable/malformed input.\n"
       "Suppress one finding with '# trainimg: ignore=RULE-ID[,RULE-ID]' on the line before the instruction.");

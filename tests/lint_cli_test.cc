@@ -114,7 +114,7 @@ TEST(LintCli, FailOnDecidesTheExitCode) {
 }
 
 TEST(LintCli, ExpectMismatchIsAnError) {
-  Result r = lint("tests/fixtures/seed002/short.Dockerfile --expect efa-installer=1.49.0");
+  Result r = lint("--expect efa-installer=1.49.0 tests/fixtures/seed002/short.Dockerfile");
   EXPECT_EQ(r.rc, 1);
   EXPECT_NE(r.out.find("tests/fixtures/seed002/short.Dockerfile:6:19: error: the image installs EFA installer 1.50.0 "
                        "but the host has 1.49.0 [efa-version-pin]"),
