@@ -261,6 +261,28 @@ TEST(DockerArchiveHostile, TenGigabyteSizeClaimInATinyLayerIsATruncationError) {
   expect_error(tmp / "t.tar", "layer ");
 }
 
+TEST(DockerArchiveHostile, StreamedBlobDigestMismatchIsRefused) {
+  TempDir tmp;
+  write_docker_archive(sample_image(), tmp / "img.tar", ArchiveLayout::Oci);
+  // Flip one byte of the config blob (its name stays), then compress the archive
+  // so that it is read by the one-pass streaming reader.
+  ASSERT_EQ(system(("cd " + tmp.path() + " && mkdir u && tar -xf img.tar -C u && cd u && "
+                    "c=$(python3 -c 'import json;print(json.load(open(\"manifest.json\"))[0][\"Config\"])') && "
+                    "sed -i 's/amd64/AMD64/' $c && tar -cf ../t.tar * && gzip ../t.tar")
+                       .c_str()),
+            0);
+  expect_error(tmp / "t.tar.gz", "digest mismatch");
+}
+
+TEST(DockerArchiveHostile, TruncatedStreamedArchiveIsAnError) {
+  TempDir tmp;
+  write_docker_archive(sample_image(), tmp / "img.tar", ArchiveLayout::Oci);
+  std::string bytes = read_bytes(tmp / "img.tar");
+  write_bytes(tmp / "cut.tar", bytes.substr(0, bytes.size() - 3000));
+  ASSERT_EQ(system(("gzip " + tmp / "cut.tar").c_str()), 0);
+  expect_error(tmp / "cut.tar.gz", "cut.tar.gz");
+}
+
 TEST(DockerArchiveHostile, DuplicateMembersLastWinsAndLongNamesAndDeviceNodesAreRead) {
   TempDir tmp;
   std::string longname = "/" + std::string(150, 'd') + "/" + std::string(120, 'f');

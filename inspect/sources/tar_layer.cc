@@ -45,7 +45,7 @@ uint64_t FileRange::skip(uint64_t n) {
 
 size_t HashingSource::read(char* buf, size_t n) {
   size_t got = inner_.read(buf, n);
-  sha_.update(buf, got);
+  if (hashed_all_) sha_.update(buf, got);  // after a seek the digest is lost: save the work
   bytes_ += got;
   return got;
 }
@@ -274,7 +274,8 @@ class LayerChecks {
 }  // namespace
 
 void walk_layer_tar(ByteSource& in, const LayerInput& where, LayerVisitor& v) {
-  TarReader t(in, where.file, "layer " + where.member);
+  // Seekable: small reads, so that unwanted data is seeked over, not read ahead.
+  TarReader t(in, where.file, "layer " + where.member, in.seekable() ? 16 * 1024 : 256 * 1024);
   LayerChecks checks(t);
   v.begin_layer(where.layer_id, where.index);
   while (archive_entry* ae = t.next()) {
