@@ -74,18 +74,16 @@ std::optional<std::string> HashingSource::finish(const std::string& file, const 
 
 TarReader::TarReader(ByteSource& in, std::string file, std::string member, size_t buffer_size)
     : in_(in), file_(std::move(file)), member_(std::move(member)), buf_(buffer_size) {
-  a_ = archive_read_new();
-  if (!a_) throw std::bad_alloc();
-  archive_read_support_filter_all(a_);
-  archive_read_support_format_tar(a_);
-  archive_read_support_format_empty(a_);  // a 0-byte layer blob is an empty layer
-  archive_read_set_read_callback(a_, &TarReader::read_cb);
-  archive_read_set_skip_callback(a_, &TarReader::skip_cb);
-  archive_read_set_callback_data(a_, this);
-  check(archive_read_open1(a_), "open");
+  a_ = new_archive_reader();
+  archive* a = a_.get();
+  archive_read_support_filter_all(a);
+  archive_read_support_format_tar(a);
+  archive_read_support_format_empty(a);  // a 0-byte layer blob is an empty layer
+  archive_read_set_read_callback(a, &TarReader::read_cb);
+  archive_read_set_skip_callback(a, &TarReader::skip_cb);
+  archive_read_set_callback_data(a, this);
+  check(archive_read_open1(a), "open");
 }
-
-TarReader::~TarReader() { archive_read_free(a_); }
 
 la_ssize_t TarReader::read_cb(archive*, void* self, const void** buf) {
   auto* t = static_cast<TarReader*>(self);
@@ -112,7 +110,7 @@ la_int64_t TarReader::skip_cb(archive*, void* self, la_int64_t n) {
 void TarReader::check(int rc, const std::string& context) {
   if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
   if (rc >= ARCHIVE_WARN) return;
-  const char* msg = archive_error_string(a_);
+  const char* msg = archive_error_string(a_.get());
   fail(context, msg ? msg : "libarchive error " + std::to_string(rc));
 }
 
@@ -122,7 +120,7 @@ void TarReader::fail(const std::string& context, const std::string& what) const 
 
 archive_entry* TarReader::next() {
   archive_entry* e = nullptr;
-  int rc = archive_read_next_header(a_, &e);
+  int rc = archive_read_next_header(a_.get(), &e);
   if (rc == ARCHIVE_EOF) {
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
     return nullptr;
@@ -135,7 +133,7 @@ archive_entry* TarReader::next() {
 }
 
 size_t TarReader::read(char* buf, size_t n) {
-  la_ssize_t got = archive_read_data(a_, buf, n);
+  la_ssize_t got = archive_read_data(a_.get(), buf, n);
   if (got < 0)
     check(static_cast<int>(got),
           "member '" + last_name_ + "' (header at tar offset " + std::to_string(header_offset()) + ")");
@@ -143,9 +141,9 @@ size_t TarReader::read(char* buf, size_t n) {
   return static_cast<size_t>(std::max<la_ssize_t>(got, 0));
 }
 
-int64_t TarReader::header_offset() const { return archive_read_header_position(a_); }
-int64_t TarReader::data_offset() const { return archive_filter_bytes(a_, 0); }
-bool TarReader::compressed() const { return archive_filter_count(a_) > 1; }
+int64_t TarReader::header_offset() const { return archive_read_header_position(a_.get()); }
+int64_t TarReader::data_offset() const { return archive_filter_bytes(a_.get(), 0); }
+bool TarReader::compressed() const { return archive_filter_count(a_.get()) > 1; }
 
 std::optional<std::string> safe_member_path(const std::string& raw, std::string& why) {
   if (raw.empty()) {

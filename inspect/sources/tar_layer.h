@@ -21,6 +21,7 @@
 
 #include "common/fd.h"
 #include "inspect/source.h"
+#include "inspect/sources/archive_handles.h"
 #include "inspect/sources/digest.h"
 
 namespace trainimg::inspect {
@@ -82,7 +83,6 @@ class HashingSource : public ByteSource {
 class TarReader {
  public:
   TarReader(ByteSource& in, std::string file, std::string member, size_t buffer_size = 64 * 1024);
-  ~TarReader();
   TarReader(const TarReader&) = delete;
   TarReader& operator=(const TarReader&) = delete;
   /// The next member's header, or nullptr at the end of the archive.
@@ -107,7 +107,7 @@ class TarReader {
   std::string file_, member_;
   std::vector<char> buf_;
   std::exception_ptr error_;
-  archive* a_ = nullptr;
+  ArchiveReader a_;  // a member, so that a throwing constructor still frees it
   std::string last_name_;
 };
 
