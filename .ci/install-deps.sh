@@ -7,7 +7,7 @@ pkgs=(
   cmake ninja-build g++ pkg-config git
   # libraries (see README "Dependencies")
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  libcurl4-openssl-dev libarchive-dev libsquashfs-dev liblzo2-dev libzstd-dev zlib1g-dev
+  libcurl4-openssl-dev libssl-dev libarchive-dev libsquashfs-dev liblzo2-dev libzstd-dev zlib1g-dev
   libgtest-dev libgmock-dev
   # real tools the tests compare against
   squashfs-tools squashfs-tools-ng skopeo docker.io zstd python3 busybox-static

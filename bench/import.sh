@@ -15,7 +15,7 @@
 set -euo pipefail
 
 files=100000 mb=2048 runs=3 keep=0
-bin="$(dirname "$0")/../build/cmd/trainimg"
+bin="$(dirname "$0")/../build/trainimg"
 while [ $# -gt 0 ]; do
   case "$1" in
     --files) files="$2"; shift 2 ;;

@@ -54,7 +54,7 @@ printf '%-26s %9s %9s %12s %10s %9s\n' tool wall_s cpu_s peak_rss_MiB wall_ratio
 row "unsquashfs -l" "$ref_w" "$ref_c" "$ref_m"
 row "sqsh reader (full walk)" "$our_w" "$our_c" "$our_m"
 bin=
-for b in "$build/trainimg" "$build/cmd/trainimg"; do [ -x "$b" ] && bin=$b; done
+for b in "$build/trainimg" "$build/trainimg"; do [ -x "$b" ] && bin=$b; done
 if [ "${INSPECT:-0}" = 1 ] && [ -n "$bin" ] && read -r ins_w ins_c ins_m < <(measure "$bin" inspect "$img" --fail-on never); then
   row "trainimg inspect" "$ins_w" "$ins_c" "$ins_m"
 fi

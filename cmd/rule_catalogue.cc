@@ -14,8 +14,8 @@ std::vector<RuleInfo> rule_catalogue() {
   auto add = [&out](const std::vector<RuleInfo>& rules) { out.insert(out.end(), rules.begin(), rules.end()); };
   (void)add;
   add(recipes::lint_rules());
-  add(inspect::image_rules());
   add(recipes::recipe_rules());
+  add(inspect::image_rules());
   add(host::host_rules());
   return out;
 }
