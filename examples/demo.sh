@@ -20,8 +20,8 @@ echo "== 2/5 lint the rendered Dockerfile and the recipe"
 "$bin" lint "$out/Dockerfile"
 "$bin" lint examples/reference.yaml
 
-if ! curl -fsS --unix-socket "${DOCKER_HOST#unix://}" http://localhost/_ping >/dev/null 2>&1 &&
-   ! curl -fsS --unix-socket /var/run/docker.sock http://localhost/_ping >/dev/null 2>&1; then
+sock=${DOCKER_HOST:-unix:///var/run/docker.sock}
+if ! curl -fsS --unix-socket "${sock#unix://}" http://localhost/_ping >/dev/null 2>&1; then
   echo "no Docker daemon: stopping after render + lint (start one: sudo bash .ci/start-services.sh)"
   exit 0
 fi
@@ -43,10 +43,13 @@ efa:
   mirror: http://127.0.0.1:$port
 apt: [curl, ca-certificates]
 steps:
+  - name: ngc-defaults      # what NGC's PyTorch base sets; the FAKE base does not
+    env: {NCCL_NET_PLUGIN: ofi, NCCL_TUNER_PLUGIN: ofi}
   - name: user-code
     copy: [{src: train/, dst: /workspace/train/}]
 YAML
-"$bin" build "$out/demo.yaml" --context examples -t trainimg-demo:latest --progress none
+rm -rf "$out/train" && cp -r examples/train "$out/train"   # the build context is the recipe's folder
+"$bin" build "$out/demo.yaml" -t trainimg-demo:latest --progress none
 
 echo "== 4/5 import to an enroot-compatible .sqsh (streamed, atomic)"
 "$bin" import dockerd://trainimg-demo:latest -o "$out/demo.sqsh" --force
