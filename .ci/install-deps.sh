@@ -11,7 +11,7 @@ pkgs=(
   libgtest-dev libgmock-dev
   # real tools the tests compare against
   squashfs-tools squashfs-tools-ng skopeo docker.io zstd python3 busybox-static
-  gzip xz-utils tar file binutils
+  gzip xz-utils tar file binutils curl dash ca-certificates
 )
 missing=()
 for p in "${pkgs[@]}"; do
