@@ -11,6 +11,7 @@
 #include "common/error.h"
 #include "common/fd.h"
 #include "inspect/sources/image_config.h"
+#include "inspect/sources/string_source.h"
 
 namespace trainimg::inspect {
 namespace {
@@ -28,21 +29,6 @@ class MemberSource : public ByteSource {
 
  private:
   TarReader& outer_;
-};
-
-class StringSource : public ByteSource {
- public:
-  explicit StringSource(const std::string& s) : s_(s) {}
-  size_t read(char* buf, size_t n) override {
-    size_t k = std::min(n, s_.size() - pos_);
-    std::copy_n(s_.data() + pos_, k, buf);
-    pos_ += k;
-    return k;
-  }
-
- private:
-  const std::string& s_;
-  size_t pos_ = 0;
 };
 
 // One unlinked temporary file holding the bytes of the wanted files only.

@@ -16,6 +16,7 @@
 
 #include "inspect/sources/archive_handles.h"
 #include "inspect/sources/digest.h"
+#include "inspect/sources/string_source.h"
 
 namespace trainimg::inspect::testing {
 namespace fs = std::filesystem;
@@ -352,21 +353,6 @@ void write_rootfs(const ImageSpec& img, const std::string& dir) {
 
 namespace {
 
-class StringReader : public ContentReader {
- public:
-  explicit StringReader(const std::string& s) : s_(s) {}
-  size_t read(char* buf, size_t n) override {
-    size_t k = std::min(n, s_.size() - pos_);
-    std::copy_n(s_.data() + pos_, k, buf);
-    pos_ += k;
-    return k;
-  }
-
- private:
-  const std::string& s_;
-  size_t pos_ = 0;
-};
-
 class MemorySource : public ImageSource {
  public:
   explicit MemorySource(ImageSpec img) : img_(std::move(img)) {}
@@ -387,7 +373,7 @@ class MemorySource : public ImageSource {
         Entry e = s.entry;
         e.layer = id;
         if (v.entry(e) && e.type == EntryType::File) {
-          StringReader r(s.data);
+          StringSource r(s.data);
           v.content(e, r);
         }
       }
