@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inspect/engine/engine.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
@@ -112,6 +113,37 @@ void Engine::post(const std::string& path, const BodySource& body, const std::ve
   r.headers = headers;
   Transfer t(std::move(r));
   pump(t, sink);
+}
+
+std::vector<std::string> Engine::load(const BodySource& tar) const {
+  const std::string path = "/images/load?quiet=1";
+  std::string reply;
+  post(path, tar, {"Content-Type: application/x-tar"}, [&](std::string_view s) { reply += s; });
+  // A stream of JSON messages: {"stream": "Loaded image: x:1\n"} or
+  // {"errorDetail": {...}, "error": "..."}.
+  std::vector<std::string> loaded;
+  for (size_t at = 0; at < reply.size();) {
+    size_t end = std::min(reply.find('\n', at), reply.size());
+    auto j = nlohmann::json::parse(reply.substr(at, end - at), nullptr, /*allow_exceptions=*/false);
+    at = end + 1;
+    if (!j.is_object()) continue;
+    if (j.contains("error")) {
+      std::string message = j["error"].is_string() ? j["error"].get<std::string>() : j["error"].dump();
+      throw Error(endpoint(), "POST " + path + ": " + message);
+    }
+    std::string line = j.value("stream", "");
+    while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.pop_back();
+    for (std::string_view prefix : {"Loaded image: ", "Loaded image ID: "})
+      if (line.starts_with(prefix)) loaded.push_back(line.substr(prefix.size()));
+  }
+  if (loaded.empty()) throw Error(endpoint(), "POST " + path + ": the daemon loaded nothing: " + reply);
+  return loaded;
+}
+
+void Engine::remove_image(const std::string& name) const {
+  const std::string path = "/images/" + url_escape(name) + "?force=1";
+  Transfer t(make_request(socket_path_, api_version_, "DELETE", path));
+  (void)t.read_all();
 }
 
 }  // namespace trainimg::inspect::engine

@@ -81,6 +81,15 @@ class Engine {
   /// transfer and is rethrown here.
   void post(const std::string& path, const BodySource& body, const std::vector<std::string>& headers,
             const Sink& sink) const;
+  /// POST /images/load?quiet=1 with a docker archive (`docker save` output)
+  /// streamed from `tar`. Returns what the daemon says it loaded, one entry
+  /// per "Loaded image: NAME" or "Loaded image ID: sha256:…" line. An error
+  /// the daemon reports inside its 200 answer (it may start answering before
+  /// the archive is read) is thrown as an Error too.
+  std::vector<std::string> load(const BodySource& tar) const;
+  /// DELETE /images/{name}?force=1: removes the tag `name` (and the image
+  /// when no other tag holds it, even if a stopped container uses it).
+  void remove_image(const std::string& name) const;
 
  private:
   Engine(std::string socket_path, std::string api_version)

@@ -22,6 +22,8 @@
 
 #include "common/error.h"
 #include "common/fd.h"
+#include "inspect/sources/string_source.h"
+#include "inspect/testing/image_builder.h"
 
 namespace trainimg::inspect::engine {
 namespace {
@@ -120,6 +122,37 @@ TEST(Engine, PostStreamsABodyAndGetStreamsTheImageBack) {
   EXPECT_EQ(s->bytes_read(), archive_bytes.size());
   EXPECT_NE(archive_bytes.find("manifest.json"), std::string::npos);
   EXPECT_NE(archive_bytes.find("trainimg-engine-test:1"), std::string::npos);
+}
+
+TEST(Engine, LoadReportsTheLoadedTagAndRemoveImageDeletesIt) {
+  REQUIRE_DAEMON();
+  Engine e = Engine::connect(kSocket);
+  testing::ImageSpec img;
+  img.tag = "trainimg-engine-test-load:" + std::to_string(::getpid());
+  img.layer().file("/hello.txt", "hello from trainimg\n");
+  testing::TempDir t;
+  testing::write_docker_archive(img, t / "i.tar", testing::ArchiveLayout::Legacy);
+  const std::string tar = testing::read_bytes(t / "i.tar");
+  StringSource tar_bytes(tar);
+  auto loaded = e.load([&](char* buf, size_t n) { return tar_bytes.read(buf, n); });
+  ASSERT_EQ(loaded, std::vector<std::string>{img.tag});
+  EXPECT_EQ(e.get_json("/images/" + url_escape(img.tag) + "/json")["RootFS"]["Layers"][0],
+            testing::diff_ids(img)[0]);
+  e.remove_image(img.tag);
+  std::string msg = error_of([&] { e.get_json("/images/" + url_escape(img.tag) + "/json"); });
+  EXPECT_NE(msg.find("HTTP 404"), std::string::npos) << msg;
+  msg = error_of([&] { e.remove_image(img.tag); });
+  EXPECT_NE(msg.find("DELETE /images/" + url_escape(img.tag) + "?force=1: HTTP 404: "), std::string::npos)
+      << msg;
+}
+
+TEST(Engine, LoadOfANonArchiveIsTheDaemonsError) {
+  REQUIRE_DAEMON();
+  Engine e = Engine::connect(kSocket);
+  const std::string bytes(4096, 'x');
+  StringSource garbage(bytes);
+  std::string msg = error_of([&] { e.load([&](char* buf, size_t n) { return garbage.read(buf, n); }); });
+  EXPECT_TRUE(msg.starts_with("unix:///var/run/docker.sock: POST /images/load?quiet=1: ")) << msg;
 }
 
 TEST(Engine, MissingSocketSaysTheDaemonIsUnreachable) {

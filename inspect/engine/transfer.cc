@@ -90,6 +90,7 @@ Transfer::Transfer(Request req) : req_(std::move(req)) {
       setopt(h, CURLOPT_POSTFIELDSIZE, 0L);
     }
   }
+  if (req_.method == "DELETE") setopt(h, CURLOPT_CUSTOMREQUEST, "DELETE");
   if (header_list_) setopt(h, CURLOPT_HTTPHEADER, header_list_.get());
   if (curl_multi_add_handle(multi_.get(), h) != CURLM_OK)
     throw Error("unix://" + req_.socket_path, "libcurl: cannot start the transfer");

@@ -30,7 +30,7 @@ using CurlSlist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
 
 struct Request {
   std::string socket_path;
-  std::string method = "GET";  ///< "GET" or "POST"
+  std::string method = "GET";  ///< "GET", "POST" or "DELETE"
   std::string url_path;        ///< sent path, version prefix included
   std::string shown_path;      ///< path as messages show it (no version prefix)
   const BodySource* body = nullptr;
