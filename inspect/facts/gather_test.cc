@@ -111,6 +111,15 @@ TEST(GatherFacts, DockerArchiveEnvironmentComesFromTheConfig) {
   EXPECT_EQ(f.env_value("NCCL_NET_PLUGIN"), "ofi");
 }
 
+TEST(GatherFacts, DockerdEnvironmentComesFromTheConfig) {
+  if (auto why = testing::unavailable(FixtureKind::Dockerd)) GTEST_SKIP() << *why;
+  ImageFacts f = facts_of(ngc_image(), FixtureKind::Dockerd);
+  EXPECT_EQ(f.kind, "dockerd");
+  EXPECT_TRUE(f.reference.starts_with("dockerd://trainimg-test/")) << f.reference;
+  EXPECT_EQ(f.env_from, "image config");
+  EXPECT_EQ(f.env_value("NCCL_NET_PLUGIN"), "ofi");
+}
+
 // Every source kind of the same image gives the same facts (apart from the
 // reference, the kind and the layer ids, which name the source).
 class SameFacts : public ::testing::TestWithParam<FixtureKind> {};
@@ -130,6 +139,7 @@ nlohmann::ordered_json comparable(const ImageFacts& f) {
 }
 
 TEST_P(SameFacts, NgcLikeImageGivesTheSameFactsAsDir) {
+  if (auto why = testing::unavailable(GetParam())) GTEST_SKIP() << *why;
   auto img = ngc_image();
   img.layer().file("/opt/app/bin/solver", testing::elf_bytes(testing::ElfSpec()
                                                                  .executable()
@@ -145,7 +155,8 @@ TEST_P(SameFacts, NgcLikeImageGivesTheSameFactsAsDir) {
 INSTANTIATE_TEST_SUITE_P(Kinds, SameFacts,
                          ::testing::Values(FixtureKind::DockerArchive, FixtureKind::DockerArchiveLegacyGzip,
                                            FixtureKind::OciGzip, FixtureKind::OciZstdManifestList,
-                                           FixtureKind::SqshLzoNoD, FixtureKind::SqshGzip, FixtureKind::Memory),
+                                           FixtureKind::SqshLzoNoD, FixtureKind::SqshGzip,
+                                           FixtureKind::Memory, FixtureKind::Dockerd),
                          [](const auto& info) { return testing::to_string(info.param); });
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "inspect/elf/elf_fixture_test_util.h"
 #include "inspect/facts/gather.h"
+#include "inspect/testing/daemon_image.h"
 #include "inspect/testing/image_builder.h"
 
 namespace trainimg::inspect::testing {
@@ -125,7 +126,17 @@ inline ImageSpec ngc_image(const NgcOptions& o = {}) {
   return img;
 }
 
-enum class FixtureKind { Dir, DockerArchive, DockerArchiveLegacyGzip, OciGzip, OciZstdManifestList, SqshLzoNoD, SqshGzip, Memory };
+enum class FixtureKind {
+  Dir,
+  DockerArchive,
+  DockerArchiveLegacyGzip,
+  OciGzip,
+  OciZstdManifestList,
+  SqshLzoNoD,
+  SqshGzip,
+  Memory,
+  Dockerd,  ///< loaded into the real daemon, read back as dockerd://TAG
+};
 
 inline std::string to_string(FixtureKind k) {
   switch (k) {
@@ -137,18 +148,28 @@ inline std::string to_string(FixtureKind k) {
     case FixtureKind::SqshLzoNoD: return "SqshLzoNoD";
     case FixtureKind::SqshGzip: return "SqshGzip";
     case FixtureKind::Memory: return "Memory";
+    case FixtureKind::Dockerd: return "Dockerd";
   }
   return "?";
 }
 
+/// Why `kind` cannot be written on this machine (Dockerd with no daemon
+/// socket), or nullopt. Tests skip with it:
+///   if (auto why = unavailable(kind)) GTEST_SKIP() << *why;
+inline std::optional<std::string> unavailable(FixtureKind kind) {
+  return kind == FixtureKind::Dockerd ? docker_daemon_unavailable() : std::nullopt;
+}
+
 /// Writes the image as `kind` (plus the /etc/environment enroot would write
 /// from the config Env, so config-less kinds see the same environment) and
-/// gathers its facts.
+/// gathers its facts. Dockerd loads it into the daemon under a tag of its own
+/// (daemon_image.h) and removes it again before returning.
 inline facts::ImageFacts facts_of(ImageSpec img, FixtureKind kind = FixtureKind::Dir) {
   std::string env;
   for (const auto& kv : img.config.env) env += kv + "\n";
   img.layer().file("/etc/environment", env);
   TempDir t;
+  std::optional<DaemonImage> loaded;  // outlives src; removed from the daemon even on failure
   std::unique_ptr<ImageSource> src;
   switch (kind) {
     case FixtureKind::Dir:
@@ -183,6 +204,10 @@ inline facts::ImageFacts facts_of(ImageSpec img, FixtureKind kind = FixtureKind:
       break;
     }
     case FixtureKind::Memory: src = memory_source(img); break;
+    case FixtureKind::Dockerd:
+      loaded.emplace(img);
+      src = open_source("dockerd://" + loaded->tag());
+      break;
   }
   return facts::gather_facts(*src);
 }
