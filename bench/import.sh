@@ -8,13 +8,16 @@
 # level 3 with 1 MiB blocks. Also `docker export > /dev/null` (the I/O limit).
 # Prints medians of --runs runs, ratios, MB/s and trainimg's peak RSS.
 #
-# usage: bench/import.sh [--files N] [--mb M] [--runs R] [--bin PATH] [--keep]
+# usage: bench/import.sh [--files N] [--mb M] [--runs R] [--bin PATH] [--image NAME] [--keep]
 #   --files  small text files in deep trees (default 100000)
 #   --mb     MiB of large files, half compressible text, half random (default 2048)
+#   --image  use this image if it exists, else generate it under this name and
+#            keep it (to run the bench again without generating; without it the
+#            generated image is removed at the end; --runs 0 only makes it)
 # Needs dockerd, mksquashfs, GNU time, root (tar -p). Uses $TMPDIR (default /tmp).
 set -euo pipefail
 
-files=100000 mb=2048 runs=3 keep=0
+files=100000 mb=2048 runs=3 keep=0 image=""
 bin="$(dirname "$0")/../build/trainimg"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -22,21 +25,24 @@ while [ $# -gt 0 ]; do
     --mb) mb="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --bin) bin="$2"; shift 2 ;;
+    --image) image="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
-    *) echo "usage: $0 [--files N] [--mb M] [--runs R] [--bin PATH] [--keep]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--files N] [--mb M] [--runs R] [--bin PATH] [--image NAME] [--keep]" >&2; exit 2 ;;
   esac
 done
 bin="$(readlink -f "$bin")"
 [ -x "$bin" ] || { echo "bench/import.sh: no trainimg binary at $bin (use --bin)" >&2; exit 2; }
 procs="$(nproc)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/trainimg-bench-XXXXXX")"
-image="trainimg-bench:$$"
+keep_image=1
+[ -n "$image" ] || { image="trainimg-bench:$$"; keep_image=0; }
 cleanup() {
-  docker rmi -f "$image" >/dev/null 2>&1 || :
+  [ "$keep_image" = 1 ] || docker rmi -f "$image" >/dev/null 2>&1 || :
   [ "$keep" = 1 ] || rm -rf "$work"
 }
 trap cleanup EXIT
 
+generate() {
 echo "== generating: $files small files, $mb MiB of large files (work dir $work)" >&2
 root="$work/root"
 mkdir -p "$root/small" "$root/big" "$root/bin"
@@ -60,10 +66,14 @@ done
 # Hard links: every text file once more under another name.
 for f in "$root"/big/text*; do ln "$f" "$f.link"; done
 tar -C "$root" -c . | docker import -c 'CMD ["/bin/busybox","sh"]' - "$image" >/dev/null
-count=$(find "$root" | wc -l)
-bytes=$(du -sb "$root" | cut -f1)
-echo "== image: $count entries, $((bytes >> 20)) MiB" >&2
 rm -rf "$root"
+}
+if docker image inspect "$image" >/dev/null 2>&1; then
+  echo "== using the existing image $image" >&2
+else
+  generate
+fi
+[ "$runs" -gt 0 ] || exit 0  # --runs 0 --image NAME: only make the image
 
 # time_cmd NAME CMD...: seconds (wall) and peak RSS (KiB) appended to $work/NAME.
 time_cmd() {
@@ -94,6 +104,9 @@ extract_tree() {
   docker rm "$cid" >/dev/null
 }
 extract_tree
+count=$(find "$work/pre" | wc -l)
+bytes=$(du -sb "$work/pre" | cut -f1)
+echo "== image: $count entries, $((bytes >> 20)) MiB (as extracted)" >&2
 
 for r in $(seq 1 "$runs"); do
   echo "== run $r/$runs" >&2
