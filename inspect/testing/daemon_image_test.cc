@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "common/error.h"
 #include "inspect/engine/engine.h"
 
@@ -62,11 +64,16 @@ TEST(DaemonImage, IsRemovedWhenTheTestBodyThrows) {
 }
 
 TEST(DaemonImage, NoSocketIsAReasonToSkip) {
+  const char* was = std::getenv("DOCKER_HOST");
+  const std::optional<std::string> saved = was ? std::optional<std::string>(was) : std::nullopt;
   ::setenv("DOCKER_HOST", "unix:///nonexistent/trainimg/docker.sock", 1);
   auto why = docker_daemon_unavailable();
   ::setenv("DOCKER_HOST", "tcp://127.0.0.1:2375", 1);
   auto tcp = docker_daemon_unavailable();
-  ::unsetenv("DOCKER_HOST");
+  if (saved)
+    ::setenv("DOCKER_HOST", saved->c_str(), 1);
+  else
+    ::unsetenv("DOCKER_HOST");
   ASSERT_TRUE(why.has_value());
   EXPECT_EQ(
       *why,
