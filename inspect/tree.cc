@@ -12,7 +12,9 @@
 //    layer's directory hides a lower file or symlink of the same name).
 #include "inspect/tree.h"
 
+#include <algorithm>
 #include <string_view>
+#include <unordered_set>
 
 namespace trainimg::inspect {
 namespace {
@@ -28,7 +30,6 @@ std::string parent_of(const std::string& p) {
   return p.substr(0, slash);
 }
 
-std::string base_of(const std::string& p) { return p.substr(p.rfind('/') + 1); }
 
 std::string join(const std::string& dir, const std::string& name) {
   return dir == "/" ? "/" + name : dir + "/" + name;
@@ -44,18 +45,19 @@ class TreeBuilder : public LayerVisitor {
     root.type = EntryType::Dir;
     root.mode = 0755;
     tree_.entries["/"] = root;
-    layer_of_["/"] = 0;
   }
 
-  void begin_layer(const std::string& layer_id, size_t index) override {
+  void begin_layer(const std::string& layer_id, size_t) override {
     layer_id_ = layer_id;
-    index_ = index + 1;  // 0 is the synthetic root, below every layer
+    written_.clear();
+    written_set_.clear();
+    indexed_ = 0;
   }
 
   bool entry(const Entry& e) override {
-    const std::string name = base_of(e.path);
+    const std::string_view name = std::string_view(e.path).substr(e.path.rfind('/') + 1);
     if (e.path != "/" && name.starts_with(kWhiteoutPrefix)) {
-      apply_whiteout(parent_of(e.path), name);
+      apply_whiteout(parent_of(e.path), std::string(name));
       return false;
     }
     place(e);
@@ -94,20 +96,20 @@ class TreeBuilder : public LayerVisitor {
     if (it == tree_.entries.end()) return;
     const std::string prefix = path + "/";
     for (auto c = tree_.entries.lower_bound(prefix); c != tree_.entries.end() && c->first.starts_with(prefix);) {
-      if (lower_only && layer_of_[c->first] == index_) {
+      if (lower_only && written_here(&c->second)) {
         ++c;
         continue;
       }
       c = erase(c);
     }
-    if (!(lower_only && layer_of_[path] == index_)) erase(it);
+    if (!(lower_only && written_here(&it->second))) erase(it);
   }
 
   std::map<std::string, Entry>::iterator erase(std::map<std::string, Entry>::iterator it) {
+    last_dir_.clear();  // it may have been that directory (or below it)
     tree_.removed.push_back(it->second);
     tree_.removed_by[it->first] = layer_id_;
     tree_.captured.erase(it->first);
-    layer_of_.erase(it->first);
     return tree_.entries.erase(it);
   }
 
@@ -122,8 +124,7 @@ class TreeBuilder : public LayerVisitor {
     d.type = EntryType::Dir;
     d.mode = 0755;
     d.layer = layer_id_;
-    tree_.entries[dir] = d;
-    layer_of_[dir] = index_;
+    written_.push_back(&(tree_.entries[dir] = d));
   }
 
   void place(const Entry& e) {
@@ -131,30 +132,78 @@ class TreeBuilder : public LayerVisitor {
       if (is_dir(e)) tree_.entries["/"] = e;  // root metadata only; never a file
       return;
     }
-    ensure_dir(parent_of(e.path));
-    auto it = tree_.entries.find(e.path);
-    if (it != tree_.entries.end()) {
+    // Members come grouped by directory: the parent checked for the previous
+    // entry is usually this one's too (last_dir_ is cleared by every erase).
+    const std::string_view parent =
+        std::string_view(e.path).substr(0, std::max<size_t>(e.path.rfind('/'), 1));
+    if (parent != last_dir_) {
+      ensure_dir(std::string(parent));
+      last_dir_ = parent;
+    }
+    auto it = tree_.entries.lower_bound(e.path);
+    if (it != tree_.entries.end() && it->first == e.path) {
       if (is_dir(it->second) != is_dir(e)) {
         remove_subtree(e.path, /*lower_only=*/false);  // type change drops the subtree
+        written_.push_back(&tree_.entries.emplace(e.path, e).first->second);
       } else {
         tree_.captured.erase(e.path);  // a new copy of the file: old facts are stale
+        it->second = e;
+        written_.push_back(&it->second);
       }
+    } else {
+      written_.push_back(&tree_.entries.emplace_hint(it, e.path, e)->second);
     }
-    tree_.entries[e.path] = e;
-    layer_of_[e.path] = index_;
   }
 
   const WantFn& want_;
   const CaptureFn& capture_;
   MergedTree tree_;
-  std::map<std::string, size_t> layer_of_;  // path -> 1-based index of the layer that wrote it
+  // Entries the current layer wrote (whiteouts spare them), by node: a
+  // vector, made a set only when a whiteout asks (rare). A pointer left by
+  // an erased node can only be reused by a node of this layer too, since
+  // lower layers' nodes were all allocated before it began.
+  bool written_here(const Entry* e) {
+    for (; indexed_ < written_.size(); ++indexed_) written_set_.insert(written_[indexed_]);
+    return written_set_.count(e) > 0;
+  }
+  std::vector<const Entry*> written_;
+  std::unordered_set<const Entry*> written_set_;
+  size_t indexed_ = 0;
+  std::string last_dir_;  // a directory known to be in the tree (see place())
   std::string layer_id_;
-  size_t index_ = 0;
 };
 
 }  // namespace
 
+namespace {
+
+// True when every '/'-separated part of s is a plain name (not empty, "."
+// or ".."); one trailing '/' is allowed. Such a name needs no rewriting.
+bool plain_parts(std::string_view s) {
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t slash = std::min(s.find('/', start), s.size());
+    size_t len = slash - start;
+    if (len == 0 || (s[start] == '.' && (len == 1 || (len == 2 && s[start + 1] == '.')))) return false;
+    start = slash + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string normalize_path(const std::string& p) {
+  // Fast path (nearly every tar member name): "usr/lib/" -> "/usr/lib".
+  std::string_view v = p;
+  if (!v.empty() && v[0] == '/') v.remove_prefix(1);
+  if (!v.empty() && plain_parts(v)) {
+    if (v.back() == '/') v.remove_suffix(1);
+    std::string out;
+    out.reserve(v.size() + 1);
+    out += '/';
+    out += v;
+    return out;
+  }
   std::vector<std::string_view> parts;
   std::string_view rest = p;
   while (!rest.empty()) {

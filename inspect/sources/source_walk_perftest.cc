@@ -2,7 +2,8 @@
 // Times one merged-tree walk of an image source, wanting only the kinds of
 // files the inspect rules read (small text, .pc, version.json, ld.so.conf*),
 // and prints "seconds entries captured". Driven by bench/ (docker-archive vs
-// `tar -tf` of its layers; sqsh vs `unsquashfs -l`).
+// `tar -tf` of its layers; sqsh vs `unsquashfs -l`). With INSPECT=1 it runs
+// the whole of `trainimg inspect` but the output instead (for profilers).
 //   source_walk_perftest SOURCE [REPEAT]
 #include <chrono>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <exception>
 
 #include "common/error.h"
+#include "inspect/inspect.h"
 #include "inspect/source.h"
 #include "inspect/tree.h"
 
@@ -34,6 +36,12 @@ int main(int argc, char** argv) {
   try {
     for (int i = 0; i < repeat; ++i) {
       auto t0 = std::chrono::steady_clock::now();
+      if (const char* full = std::getenv("INSPECT"); full && std::string(full) == "1") {
+        trainimg::Report r = inspect_image(argv[1], Expectations{});
+        std::chrono::duration<double> d = std::chrono::steady_clock::now() - t0;
+        std::printf("%.3f %zu findings\n", d.count(), r.findings.size());
+        continue;
+      }
       auto src = open_source(argv[1]);
       MergedTree t = build_tree(*src, want, capture);
       std::chrono::duration<double> d = std::chrono::steady_clock::now() - t0;

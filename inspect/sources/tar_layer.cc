@@ -5,7 +5,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <set>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "common/error.h"
@@ -125,8 +126,10 @@ archive_entry* TarReader::next() {
     if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
     return nullptr;
   }
-  check(rc, last_name_.empty() ? "at tar offset " + std::to_string(data_offset())
-                               : "after member '" + last_name_ + "' at tar offset " + std::to_string(data_offset()));
+  if (rc < ARCHIVE_WARN || error_)  // the context is built only when it is needed
+    check(rc, last_name_.empty()
+                  ? "at tar offset " + std::to_string(data_offset())
+                  : "after member '" + last_name_ + "' at tar offset " + std::to_string(data_offset()));
   const char* name = archive_entry_pathname(e);
   last_name_ = name ? name : "";
   return e;
@@ -196,26 +199,51 @@ EntryType type_of(archive_entry* ae) {
   }
 }
 
+// True when the member name needs no normalising: not empty, not absolute,
+// every part a plain name (not empty, "." or ".."); one trailing '/' allowed.
+bool plain_name(std::string_view s) {
+  if (s.empty()) return false;
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t slash = std::min(s.find('/', start), s.size());
+    size_t len = slash - start;
+    if (len == 0 || (s[start] == '.' && (len == 1 || (len == 2 && s[start + 1] == '.')))) return false;
+    start = slash + 1;
+  }
+  return true;
+}
+
 // Tracks what one layer has written, to refuse members that only make sense
 // as an attack on an extractor.
 class LayerChecks {
  public:
   LayerChecks(TarReader& t) : t_(t) {}
 
-  Entry convert(archive_entry* ae) {
+  // Fills every field of `e` but its layer; `e` is reused from member to
+  // member so that its strings keep their buffers.
+  void convert(archive_entry* ae, Entry& e) {
     const char* raw = archive_entry_pathname(ae);
-    const std::string name = raw ? raw : "";
+    const std::string_view name = raw ? raw : "";
     std::string why;
-    auto path = safe_member_path(name, why);
-    if (!path) t_.fail(where(name), why);
-    Entry e;
-    e.path = *path;
+    if (plain_name(name)) {  // nearly every member: "usr/lib/x" or "usr/lib/"
+      e.path.assign(1, '/');
+      e.path += name.substr(0, name.size() - (name.back() == '/'));
+    } else {
+      auto path = safe_member_path(std::string(name), why);
+      if (!path) t_.fail(where(name), why);
+      e.path = std::move(*path);
+    }
     e.type = type_of(ae);
     e.mode = archive_entry_perm(ae) & 07777;
     e.uid = static_cast<uint32_t>(archive_entry_uid(ae));
     e.gid = static_cast<uint32_t>(archive_entry_gid(ae));
     e.mtime = archive_entry_mtime(ae);
-    if (e.type == EntryType::File) e.size = static_cast<uint64_t>(std::max<la_int64_t>(archive_entry_size(ae), 0));
+    e.size = e.type == EntryType::File
+                 ? static_cast<uint64_t>(std::max<la_int64_t>(archive_entry_size(ae), 0))
+                 : 0;
+    e.rdev_major = e.rdev_minor = 0;
+    e.link_target.clear();
+    e.xattrs.clear();
     if (e.type == EntryType::CharDev || e.type == EntryType::BlockDev) {
       e.rdev_major = static_cast<uint32_t>(archive_entry_rdevmajor(ae));
       e.rdev_minor = static_cast<uint32_t>(archive_entry_rdevminor(ae));
@@ -229,7 +257,7 @@ class LayerChecks {
       auto t = safe_member_path(target, why);
       if (!t) t_.fail(where(name), "hard link target '" + target + "': " + why);
       if (!files_.count(*t)) t_.fail(where(name), "hard link to missing target '" + target + "'");
-      e.link_target = *t;
+      e.link_target = std::move(*t);
     }
     archive_entry_xattr_reset(ae);
     const char* xname = nullptr;
@@ -239,34 +267,45 @@ class LayerChecks {
       e.xattrs[xname] = std::string(static_cast<const char*>(xval), xsize);
     check_parents(e.path, name);
     record(e);
-    return e;
   }
 
  private:
-  std::string where(const std::string& name) const {
-    return "member '" + name + "' (header at tar offset " + std::to_string(t_.header_offset()) + ")";
+  std::string where(std::string_view name) const {
+    return "member '" + std::string(name) + "' (header at tar offset " + std::to_string(t_.header_offset()) +
+           ")";
   }
 
   // A member below a symlink written by the same layer would be written
   // through that symlink by a naive extractor: the classic escape.
-  void check_parents(const std::string& path, const std::string& name) {
+  // Members come grouped by directory, so the directory found clean for the
+  // previous member is remembered (forgotten whenever a symlink is added).
+  void check_parents(const std::string& path, std::string_view name) {
     if (symlinks_.empty()) return;
-    for (auto slash = path.rfind('/'); slash != 0 && slash != std::string::npos; slash = path.rfind('/', slash - 1)) {
+    const auto last = path.rfind('/');
+    if (last == 0 || last == std::string::npos) return;
+    if (std::string_view(path).substr(0, last) == clean_dir_) return;
+    for (auto slash = last; slash != 0 && slash != std::string::npos; slash = path.rfind('/', slash - 1)) {
       std::string parent = path.substr(0, slash);
       if (symlinks_.count(parent)) t_.fail(where(name), "written through the symlink '" + parent + "' of the same layer");
     }
+    clean_dir_.assign(path, 0, last);
   }
 
   void record(const Entry& e) {
-    symlinks_.erase(e.path);
-    files_.erase(e.path);
-    if (e.type == EntryType::Symlink) symlinks_.insert(e.path);
+    if (!symlinks_.empty()) symlinks_.erase(e.path);
+    if (e.type == EntryType::Symlink) {
+      symlinks_.insert(e.path);
+      clean_dir_.clear();
+    }
     if (e.type == EntryType::File || e.type == EntryType::Hardlink) files_.insert(e.path);
+    else
+      files_.erase(e.path);
   }
 
   TarReader& t_;
-  std::set<std::string> symlinks_;
-  std::set<std::string> files_;
+  std::unordered_set<std::string> symlinks_;
+  std::unordered_set<std::string> files_;  // hard-link targets
+  std::string clean_dir_;                  // no symlink of this layer at or above it
 };
 
 }  // namespace
@@ -275,10 +314,11 @@ void walk_layer_tar(ByteSource& in, const LayerInput& where, LayerVisitor& v) {
   // Seekable: small reads, so that unwanted data is seeked over, not read ahead.
   TarReader t(in, where.file, "layer " + where.member, in.seekable() ? 16 * 1024 : 256 * 1024);
   LayerChecks checks(t);
+  Entry e;  // reused for every member (see convert)
+  e.layer = where.layer_id;
   v.begin_layer(where.layer_id, where.index);
   while (archive_entry* ae = t.next()) {
-    Entry e = checks.convert(ae);
-    e.layer = where.layer_id;
+    checks.convert(ae, e);
     if (v.entry(e) && e.type == EntryType::File) {
       MemberReader r(t);
       v.content(e, r);
