@@ -97,7 +97,7 @@ measure() {
     /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >/dev/null 2>&1
     read -r e u s m <"$work/time"
     walls+=("$e")
-    cpus+=("$(echo "$u + $s" | bc -l)")
+    cpus+=("$(printf %.2f "$(echo "$u + $s" | bc -l)")")
     ((m > rss)) && rss=$m
   done
   local mid=$(((runs + 1) / 2))
