@@ -7,8 +7,8 @@
 #include <ostream>
 #include <sstream>
 
-#include "builder/builder.h"
 #include "builder/build_plan.h"
+#include "builder/builder.h"
 #include "builder/context.h"
 #include "builder/failure_hints.h"
 #include "builder/progress.h"
@@ -35,7 +35,9 @@ ordered_json diagnostic_json(const Diagnostic& d) {
   return j;
 }
 
-void emit(std::ostream& out, ordered_json j) { out << j.dump() << "\n" << std::flush; }
+void emit(std::ostream& out, ordered_json j) {
+  out << j.dump() << "\n" << std::flush;
+}
 
 std::string query(const BuildPlan& plan, const BuildOptions& opt, const std::string& api) {
   using inspect::engine::url_escape;
@@ -82,9 +84,7 @@ class Follower {
       case BuildEvent::Kind::Error:
         error_ = e.text.empty() ? "the daemon reported an error without a message" : e.text;
         break;
-      case BuildEvent::Kind::ImageId:
-        image_id_ = e.text;
-        break;
+      case BuildEvent::Kind::ImageId: image_id_ = e.text; break;
     }
   }
 
@@ -96,7 +96,8 @@ class Follower {
       return;
     }
     r.image_id = image_id_.empty() ? fallback_id_ : image_id_;
-    if (r.image_id.empty()) throw Error("dockerd", "the build ended without an error and without an image ID");
+    if (r.image_id.empty())
+      throw Error("dockerd", "the build ended without an error and without an image ID");
   }
 
  private:
@@ -196,6 +197,54 @@ BuildResult build(const BuildOptions& opt, std::ostream& progress, const Finding
   return r;
 }
 
+namespace {
+
+// --sqsh: dockerd://ID imported to the .sqsh, then its inspection printed.
+int import_and_inspect(const BuildOptions& opt, const std::string& image_id, std::ostream& out,
+                       std::ostream& err) {
+  const bool json = opt.progress == ProgressMode::Json;
+  ImportOptions io = *opt.then_import;
+  io.source = "dockerd://" + image_id;
+  io.inspect = true;
+  ImportProgressFn progress;
+  if (json) {
+    progress = [&out](const ImportProgress& p) {
+      emit(out, {{"event", "import"}, {"phase", p.phase}, {"files", p.files}, {"bytes", p.bytes}});
+    };
+  } else if (opt.progress == ProgressMode::Text) {
+    progress = import_progress_printer("auto", err, opt.err_is_tty);
+  }
+  ImportResult ir = import_image(io, progress);
+  if (json)
+    emit(out, {{"event", "imported"}, {"sidecar", ir.sidecar}});
+  else
+    out << import_summary(ir) << std::flush;
+  if (!ir.report) {
+    std::string why = ir.sidecar["inspect"].value("error", "unknown error");
+    if (json)
+      emit(out, {{"event", "done"}, {"ok", false}, {"reason", "inspect"}, {"error", why}});
+    else
+      err << "trainimg: " << ir.output << ": published, but it could not be inspected: " << why << "\n";
+    return kExitUsage;
+  }
+  int rc = exit_code(*ir.report, FailOn::Error);
+  if (json) {
+    emit(out, {{"event", "inspect"}, {"report", render_json(*ir.report)}});
+    emit(out, {{"event", "done"},
+               {"ok", rc == kExitOk},
+               {"image_id", image_id},
+               {"sqsh", ir.output},
+               {"verdict", ir.sidecar["inspect"].value("verdict", "")}});
+  } else {
+    TextOptions t;
+    t.color = opt.color;
+    out << "\n" << render_text(*ir.report, t);
+  }
+  return rc;
+}
+
+}  // namespace
+
 int run_build(const BuildOptions& opt, std::ostream& out, std::ostream& err) {
   bool json = opt.progress == ProgressMode::Json;
   BuildResult r = build(opt, out, [&](const std::vector<Diagnostic>& findings) {
@@ -210,8 +259,10 @@ int run_build(const BuildOptions& opt, std::ostream& out, std::ostream& err) {
     }
   });
   if (r.lint_failed) {
-    if (json) emit(out, {{"event", "done"}, {"ok", false}, {"reason", "lint"}});
-    else err << "trainimg: lint errors: nothing was built (fix them, or pass --no-lint)\n";
+    if (json)
+      emit(out, {{"event", "done"}, {"ok", false}, {"reason", "lint"}});
+    else
+      err << "trainimg: lint errors: nothing was built (fix them, or pass --no-lint)\n";
     return kExitFindings;
   }
   if (r.failure) {
@@ -225,14 +276,21 @@ int run_build(const BuildOptions& opt, std::ostream& out, std::ostream& err) {
     }
     return kExitFindings;
   }
-  if (json) {
-    ordered_json j{{"event", "done"}, {"ok", true}, {"image_id", r.image_id}};
-    if (!opt.tag.empty()) j["tag"] = opt.tag;
-    emit(out, j);
-  } else {
-    out << "built " << r.image_id << (opt.tag.empty() ? "" : " as " + opt.tag) << "\n";
+  if (!opt.then_import) {
+    if (json) {
+      ordered_json j{{"event", "done"}, {"ok", true}, {"image_id", r.image_id}};
+      if (!opt.tag.empty()) j["tag"] = opt.tag;
+      emit(out, j);
+    } else {
+      out << "built " << r.image_id << (opt.tag.empty() ? "" : " as " + opt.tag) << "\n";
+    }
+    return kExitOk;
   }
-  return kExitOk;
+  if (json)
+    emit(out, {{"event", "built"}, {"image_id", r.image_id}, {"tag", opt.tag}});
+  else
+    out << "built " << r.image_id << (opt.tag.empty() ? "" : " as " + opt.tag) << "\n" << std::flush;
+  return import_and_inspect(opt, r.image_id, out, err);
 }
 
 }  // namespace trainimg::builder

@@ -23,14 +23,20 @@ enum class ProgressMode {
 };
 
 struct BuildOptions {
-  std::string input;                    ///< RECIPE.yaml/.yml, or a Dockerfile
-  std::string context_dir;              ///< empty: the input's directory
-  std::string tag;                      ///< -t; empty: untagged
-  std::vector<std::string> build_args;  ///< "KEY=VALUE", or "KEY" (value from the environment, skipped if unset)
+  std::string input;        ///< RECIPE.yaml/.yml, or a Dockerfile
+  std::string context_dir;  ///< empty: the input's directory
+  std::string tag;          ///< -t; empty: untagged
+  std::vector<std::string>
+      build_args;  ///< "KEY=VALUE", or "KEY" (value from the environment, skipped if unset)
   bool no_cache = false;
   bool lint = true;  ///< false: --no-lint (a recipe's validation errors still stop it)
   ProgressMode progress = ProgressMode::Text;
   bool color = false;
+  bool err_is_tty = false;  ///< the import's progress line (Text mode) only on a terminal
+  /// --sqsh OUT.sqsh: after a successful build, import the image (by its id)
+  /// with these options (output set; source filled in by run_build), then
+  /// print the inspection of the published .sqsh: the mission in one command.
+  std::optional<ImportOptions> then_import;
 };
 
 struct BuildResult {
@@ -55,7 +61,11 @@ BuildResult build(const BuildOptions& opt, std::ostream& progress, const Finding
 
 /// `trainimg build`: build() with lint findings and a failure rendered on
 /// `err` (text) or as JSON events on `out`, the image id printed on `out`.
-/// Returns 0 (built), 1 (lint errors or a failed step); throws as build().
+/// With then_import, the image is imported and the inspection report
+/// printed on `out` (text) or as "imported"/"inspect" events (JSON).
+/// Returns 0 (built, and no error finding in the image), 1 (lint errors, a
+/// failed step, or error findings in the imported image); throws as build()
+/// and import_image() (Interrupted for signals during the import).
 int run_build(const BuildOptions& opt, std::ostream& out, std::ostream& err);
 
 }  // namespace trainimg::builder

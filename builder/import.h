@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
+#include "common/report.h"
 #include "sqsh/sqsh.h"
 
 namespace trainimg::builder {
@@ -18,12 +20,12 @@ struct ImportOptions {
   std::string source;  ///< "dockerd://IMG", "docker-archive:PATH", "oci:DIR[:TAG]", "dir:ROOTFS", or a path
   std::string output;  ///< OUT.sqsh
   sqsh::Compressor compressor = sqsh::Compressor::Zstd;
-  std::optional<int> level;          ///< default: zstd 3 (Pyxis's caching importer)
-  uint32_t block_size = 1u << 20;    ///< 1 MiB (Pyxis's caching importer: -b 1M)
-  unsigned jobs = 0;                 ///< compressor threads; 0 = all cores
-  bool force = false;                ///< replace an existing OUT atomically
-  bool enroot_defaults = false;      ///< enroot's layout: -comp lzo -noD, 128 KiB blocks
-  bool keep_xattrs = false;          ///< enroot drops every xattr
+  std::optional<int> level;        ///< default: zstd 3 (Pyxis's caching importer)
+  uint32_t block_size = 1u << 20;  ///< 1 MiB (Pyxis's caching importer: -b 1M)
+  unsigned jobs = 0;               ///< compressor threads; 0 = all cores
+  bool force = false;              ///< replace an existing OUT atomically
+  bool enroot_defaults = false;    ///< enroot's layout: -comp lzo -noD, 128 KiB blocks
+  bool keep_xattrs = false;        ///< enroot drops every xattr
   /// Inspect the published image (inspect/inspect.h, no expectations) and
   /// record the verdict in the sidecar under "inspect".
   bool inspect = true;
@@ -50,9 +52,19 @@ struct ImportResult {
   uint64_t image_bytes = 0;
   uint64_t input_bytes = 0;  ///< file bytes written into the image
   uint64_t files = 0, entries = 0;
-  unsigned passes = 1;       ///< walks of the source (2 for layered sources)
+  unsigned passes = 1;  ///< walks of the source (2 for layered sources)
   nlohmann::ordered_json sidecar;
+  /// The inspection of the published image (opt.inspect, and it could be
+  /// read): what the sidecar's "inspect" verdict summarises.
+  std::optional<Report> report;
 };
+
+/// Prints progress on `err`: "json" as trainimg.import-progress/v1 lines,
+/// "tty" (or "auto" when `err_is_tty`) as one rewritten line, else nothing.
+ImportProgressFn import_progress_printer(const std::string& mode, std::ostream& err, bool err_is_tty);
+
+/// Two lines for people: size, compression, files, inodes, passes, sidecar.
+std::string import_summary(const ImportResult& r);
 
 /// Runs the whole import and publishes OUT and OUT.json. Throws Error (and
 /// builder::Interrupted for SIGINT/SIGTERM/SIGHUP) with the partial output

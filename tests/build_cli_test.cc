@@ -58,7 +58,9 @@ bool have_daemon() {
   return ::stat("/var/run/docker.sock", &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+bool contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
 
 class BuildCli : public ::testing::Test {
  protected:
@@ -69,7 +71,8 @@ class BuildCli : public ::testing::Test {
     Result base = sh(quote(kFixture + "/make_base_image.sh"), shared_);
     ASSERT_EQ(base.rc, 0) << base.err;
     base_ = base.out.substr(0, base.out.find('\n'));
-    Result tar = sh(quote(kFixture + "/make_tarball.sh") + " 1.50.0 " + quote((shared_ / "www").string()), shared_);
+    Result tar =
+        sh(quote(kFixture + "/make_tarball.sh") + " 1.50.0 " + quote((shared_ / "www").string()), shared_);
     ASSERT_EQ(tar.rc, 0) << tar.err;
     // The loopback server prints its port on its first line.
     int fds[2];
@@ -97,7 +100,8 @@ class BuildCli : public ::testing::Test {
     if (!shared_.empty()) fs::remove_all(shared_);
   }
   void SetUp() override {
-    if (!have_daemon()) GTEST_SKIP() << "no Docker daemon at /var/run/docker.sock: real-daemon build tests skipped";
+    if (!have_daemon())
+      GTEST_SKIP() << "no Docker daemon at /var/run/docker.sock: real-daemon build tests skipped";
     scratch_ = shared_ / ::testing::UnitTest::GetInstance()->current_test_info()->name();
     ctx_ = scratch_ / "ctx";  // the captured stdout/stderr stay outside it
     fs::create_directories(ctx_);
@@ -115,18 +119,23 @@ class BuildCli : public ::testing::Test {
   }
 
   // Seed 002's recommended Dockerfile, with the installer URL on loopback.
-  std::string seed_dockerfile(const std::string& install_flags = "-y -g --skip-kmod --skip-limit-conf --no-verify") {
+  std::string seed_dockerfile(
+      const std::string& install_flags = "-y -g --skip-kmod --skip-limit-conf --no-verify") {
     return "FROM " + base_ +
            "\n"
            "ARG EFA_INSTALLER_VERSION=1.50.0\n"
-           "ARG EFA_URL=" + url_ + "\n"
+           "ARG EFA_URL=" +
+           url_ +
+           "\n"
            "RUN apt-get update \\\n"
            " && apt-get install -y --no-install-recommends curl ca-certificates git \\\n"
            " && cd /tmp \\\n"
            " && curl -fsSL -O ${EFA_URL}/aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz \\\n"
            " && tar -xf aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz \\\n"
            " && cd aws-efa-installer \\\n"
-           " && ./efa_installer.sh " + install_flags + " \\\n"
+           " && ./efa_installer.sh " +
+           install_flags +
+           " \\\n"
            " && cd / && rm -rf /tmp/aws-efa-installer* /var/lib/apt/lists/*\n"
            "ENV LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}\n";
   }
@@ -149,10 +158,11 @@ TEST_F(BuildCli, FakeEfaInstallerSeedDockerfileBuildsAndInstallsTheDocumentedFil
   EXPECT_TRUE(last.starts_with("built sha256:")) << last;
   EXPECT_TRUE(last.ends_with(" as trainimg-test-fake-efa:ok\n")) << last;
 
-  Result files = in_image("trainimg-test-fake-efa:ok",
-                       "head -1 /opt/amazon/efa_installed_packages; readlink /opt/amazon/efa/lib/libfabric.so.1; "
-                       "ls /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so /opt/amazon/openmpi/bin/mpirun; "
-                       "test -z \"$(ls /var/lib/apt/lists)\" && echo lists-cleaned; echo $LD_LIBRARY_PATH");
+  Result files =
+      in_image("trainimg-test-fake-efa:ok",
+               "head -1 /opt/amazon/efa_installed_packages; readlink /opt/amazon/efa/lib/libfabric.so.1; "
+               "ls /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so /opt/amazon/openmpi/bin/mpirun; "
+               "test -z \"$(ls /var/lib/apt/lists)\" && echo lists-cleaned; echo $LD_LIBRARY_PATH");
   EXPECT_EQ(files.out,
             "# EFA installer version: 1.50.0\n"
             "libfabric.so.1.26.0\n"
@@ -171,7 +181,9 @@ std::string split_update_dockerfile(const std::string& base, const std::string& 
          "ARG EFA_INSTALLER_VERSION=1.50.0\n"
          "RUN apt-get update && apt-get install -y curl ca-certificates git && rm -rf /var/lib/apt/lists/*\n"
          "RUN cd /tmp \\\n"
-         " && curl -fsSL -O " + url + "/aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz \\\n"
+         " && curl -fsSL -O " +
+         url +
+         "/aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz \\\n"
          " && tar -xf aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz \\\n"
          " && cd aws-efa-installer \\\n"
          " && ./efa_installer.sh -y -g --skip-kmod --skip-limit-conf --no-verify\n"
@@ -193,13 +205,16 @@ TEST_F(BuildCli, FakeEfaInstallerWithoutAptUpdateFailsWithTheSeedTextMappedToIts
   EXPECT_EQ(r.rc, 1) << r.out << r.err;
   EXPECT_EQ(r.out, "");
   // The failing step is the installer's RUN, line 4 of the Dockerfile.
-  EXPECT_TRUE(r.err.starts_with("Dockerfile:4:1: error: step 4/5 failed: The command '/bin/sh -c cd /tmp  && curl "))
+  EXPECT_TRUE(
+      r.err.starts_with("Dockerfile:4:1: error: step 4/5 failed: The command '/bin/sh -c cd /tmp  && curl "))
       << r.err;
-  EXPECT_TRUE(contains(r.err, "returned a non-zero code: 1; the step printed: E: Unable to locate package "
-                              "environment-modules [efa-apt-update]\nRUN cd /tmp \\\n^~~\n"))
+  EXPECT_TRUE(contains(r.err,
+                       "returned a non-zero code: 1; the step printed: E: Unable to locate package "
+                       "environment-modules [efa-apt-update]\nRUN cd /tmp \\\n^~~\n"))
       << r.err;
-  EXPECT_TRUE(contains(r.err, "hint: the apt package lists were empty when efa_installer.sh ran: run `apt-get "
-                              "update` earlier in the SAME RUN"))
+  EXPECT_TRUE(contains(r.err,
+                       "hint: the apt package lists were empty when efa_installer.sh ran: run `apt-get "
+                       "update` earlier in the SAME RUN"))
       << r.err;
 }
 
@@ -208,8 +223,9 @@ TEST_F(BuildCli, FakeEfaInstallerWithoutSkipKmodFailsWithTheContainerFlagsHint) 
   Result r = trainimg("build Dockerfile --no-lint --progress none");
   EXPECT_EQ(r.rc, 1) << r.err;
   EXPECT_TRUE(contains(r.err, "Dockerfile:4:1: error: step 4/5 failed:")) << r.err;
-  EXPECT_TRUE(contains(r.err, "the step printed: Error: unable to detect installed kernels, exiting. "
-                              "[efa-container-flags]"))
+  EXPECT_TRUE(contains(r.err,
+                       "the step printed: Error: unable to detect installed kernels, exiting. "
+                       "[efa-container-flags]"))
       << r.err;
 }
 
@@ -226,7 +242,9 @@ TEST_F(BuildCli, FakeEfaInstallerRecipeBuildsAndAFailingStepPointsAtTheRecipe) {
                        "\n"
                        "efa:\n"
                        "  installer: 1.50.0\n"
-                       "  mirror: " + url_ + "\n"
+                       "  mirror: " +
+                       url_ +
+                       "\n"
                        "apt: [curl, ca-certificates]\n"
                        "steps:\n"
                        "  - name: hello\n"
@@ -243,8 +261,9 @@ TEST_F(BuildCli, FakeEfaInstallerRecipeBuildsAndAFailingStepPointsAtTheRecipe) {
   Result bad = trainimg("build recipe.yaml --progress none");
   EXPECT_EQ(bad.rc, 1) << bad.err;
   EXPECT_TRUE(bad.err.starts_with("recipe.yaml:10:11: error: step 6/6 failed (line ")) << bad.err;
-  EXPECT_TRUE(contains(bad.err, " of the rendered Dockerfile): The command '/bin/sh -c false' returned a "
-                                "non-zero code: 1\n    run: \"false\"\n"))
+  EXPECT_TRUE(contains(bad.err,
+                       " of the rendered Dockerfile): The command '/bin/sh -c false' returned a "
+                       "non-zero code: 1\n    run: \"false\"\n"))
       << bad.err;
 }
 
@@ -262,7 +281,8 @@ TEST_F(BuildCli, JsonProgressIsOneObjectPerLine) {
   }
   ASSERT_GE(ev.size(), 4u);
   // Lint findings (if any) come first, then the context event opens the build.
-  auto ctx = std::find_if(ev.begin(), ev.end(), [](const nlohmann::json& j) { return j["event"] == "context"; });
+  auto ctx =
+      std::find_if(ev.begin(), ev.end(), [](const nlohmann::json& j) { return j["event"] == "context"; });
   ASSERT_NE(ctx, ev.end());
   EXPECT_EQ((*ctx)["schema"], "trainimg.build-progress/v1");
   EXPECT_EQ((*ctx)["files"], 1);
@@ -304,8 +324,9 @@ TEST_F(BuildCli, DockerignoreDecidesWhatTheDaemonSees) {
   // The .dockerignore and Dockerfile are sent (the daemon drops neither: no
   // pattern names them); data/ itself is excluded, COPY recreates it as the
   // parent of the re-included keep.txt.
-  EXPECT_TRUE(contains(listing,
-                       "  .\n  ./.dockerignore\n  ./Dockerfile\n  ./app\n  ./app/main.py\n  ./data\n  ./data/keep.txt\n"))
+  EXPECT_TRUE(contains(
+      listing,
+      "  .\n  ./.dockerignore\n  ./Dockerfile\n  ./app\n  ./app/main.py\n  ./data\n  ./data/keep.txt\n"))
       << listing;
   EXPECT_FALSE(contains(listing, "secret")) << listing;
   EXPECT_FALSE(contains(listing, "big.bin")) << listing;
@@ -336,7 +357,8 @@ TEST_F(BuildCli, UnreachableDaemonIsAClearErrorAndExit2) {
   ASSERT_EQ(r.rc, 0) << r.err;
   r = trainimg("build Dockerfile", "DOCKER_HOST=unix:///nonexistent/docker.sock ");
   EXPECT_EQ(r.rc, 2);
-  EXPECT_TRUE(r.err.starts_with("unix:///nonexistent/docker.sock: error: cannot connect to the Docker daemon: "))
+  EXPECT_TRUE(
+      r.err.starts_with("unix:///nonexistent/docker.sock: error: cannot connect to the Docker daemon: "))
       << r.err;
   EXPECT_EQ(r.out, "");
 }
@@ -352,9 +374,111 @@ TEST_F(BuildCli, BadInputsExit2WithOneLine) {
   write(".dockerignore", "ok\n[oops\n");
   Result bad_ignore = trainimg("build Dockerfile");
   EXPECT_EQ(bad_ignore.rc, 2);
-  EXPECT_TRUE(contains(bad_ignore.err, ".dockerignore:2:1: error: bad .dockerignore pattern '[oops': syntax error "
-                                       "in pattern (unterminated '[')"))
+  EXPECT_TRUE(contains(bad_ignore.err,
+                       ".dockerignore:2:1: error: bad .dockerignore pattern '[oops': syntax error "
+                       "in pattern (unterminated '[')"))
       << bad_ignore.err;
+}
+
+// The mission in one command: recipe/Dockerfile -> image -> .sqsh -> report.
+TEST_F(BuildCli, FakeEfaInstallerBuildSqshImportsThePublishedImageAndPrintsItsInspection) {
+  // The FAKE base lacks NGC's NCCL_NET_PLUGIN=ofi: the image's error finding
+  // decides the exit code (1), after the image was published.
+  write("Dockerfile", seed_dockerfile());
+  fs::path bad = scratch_ / "bad.sqsh";
+  Result no_plugin = trainimg("build Dockerfile --progress none --sqsh " + quote(bad.string()));
+  EXPECT_EQ(no_plugin.rc, 1) << no_plugin.out << no_plugin.err;
+  EXPECT_TRUE(contains(no_plugin.out, "[nccl-net-plugin]\n")) << no_plugin.out;
+  EXPECT_TRUE(fs::exists(bad));
+
+  write("Dockerfile", seed_dockerfile() + "ENV NCCL_NET_PLUGIN=ofi\n");
+  fs::path out = scratch_ / "shared" / "img.sqsh";
+  fs::create_directories(out.parent_path());
+  // SOURCE_DATE_EPOCH: the daemon's export carries files the container
+  // create stamps with the clock (/etc/hosts …); clamped, the bytes repeat.
+  const std::string sde = "SOURCE_DATE_EPOCH=1700000000 ";
+  Result r = trainimg(
+      "build Dockerfile -t trainimg-test-fake-efa:sqsh --progress none --sqsh " + quote(out.string()), sde);
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_TRUE(r.out.starts_with("built sha256:")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\n" + out.string() + "\n  ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "  sidecar: " + out.string() + ".json\n")) << r.out;
+  // The report of the published image, as `trainimg inspect OUT` prints it.
+  Result again = sh(std::string(TRAINIMG_BIN) + " inspect " + quote(out.string()), scratch_);
+  ASSERT_EQ(again.rc, 0) << again.err;
+  ASSERT_FALSE(again.out.empty());
+  EXPECT_TRUE(r.out.ends_with(again.out)) << r.out << "\n---\n" << again.out;
+  EXPECT_TRUE(contains(again.out, "1.50.0")) << again.out;
+  // A real squashfs, read by the real unsquashfs, with the installer's files.
+  Result cat = sh("unsquashfs -cat " + quote(out.string()) + " /opt/amazon/efa_installed_packages", scratch_);
+  ASSERT_EQ(cat.rc, 0) << cat.err;
+  EXPECT_TRUE(cat.out.starts_with("# EFA installer version: 1.50.0\n")) << cat.out;
+  auto sidecar = nlohmann::json::parse(slurp(out.string() + ".json"));
+  EXPECT_EQ(sidecar["inspect"]["verdict"].get<std::string>().empty(), false);
+  EXPECT_TRUE(sidecar["source"].get<std::string>().starts_with("dockerd://sha256:")) << sidecar["source"];
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(out.parent_path()))
+    names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"img.sqsh", "img.sqsh.json"}));
+
+  // An existing target is refused before anything is built over it...
+  std::string before = slurp(out);
+  Result refused = trainimg("build Dockerfile --progress none --sqsh " + quote(out.string()));
+  EXPECT_EQ(refused.rc, 2) << refused.out << refused.err;
+  EXPECT_TRUE(contains(refused.err, "img.sqsh")) << refused.err;
+  EXPECT_EQ(slurp(out), before);
+  // ...unless --force, which replaces it atomically (same image: same bytes).
+  Result forced = trainimg("build Dockerfile --progress none --force --sqsh " + quote(out.string()), sde);
+  EXPECT_EQ(forced.rc, 0) << forced.err;
+  EXPECT_EQ(slurp(out), before);
+}
+
+TEST_F(BuildCli, BuildSqshJsonEventsEndWithTheVerdict) {
+  write("Dockerfile", "FROM " + base_ + "\nRUN mkdir -p /opt/app && echo hi > /opt/app/hello\n");
+  fs::path out = scratch_ / "app.sqsh";
+  Result r = trainimg("build Dockerfile --progress json --sqsh " + quote(out.string()));
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  std::istringstream lines(r.out);
+  std::string line;
+  std::vector<std::string> events;
+  nlohmann::json last, inspect;
+  while (std::getline(lines, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << line;
+    events.push_back(j["event"]);
+    if (j["event"] == "inspect") inspect = j;
+    last = j;
+  }
+  auto pos = [&](const std::string& e) {
+    return std::find(events.begin(), events.end(), e) - events.begin();
+  };
+  EXPECT_LT(pos("built"), pos("imported"));
+  EXPECT_LT(pos("imported"), pos("inspect"));
+  EXPECT_EQ(last["event"], "done");
+  EXPECT_EQ(last["ok"], true);
+  EXPECT_EQ(last["sqsh"], out.string());
+  EXPECT_EQ(inspect["report"]["schema"], "trainimg.inspect/v1");
+  // The verdict is the worst severity among the report's findings.
+  std::string worst = "clean";
+  for (const auto& f : inspect["report"]["findings"]) {
+    if (f["severity"] == "error")
+      worst = "error";
+    else if (f["severity"] == "warning" && worst != "error")
+      worst = "warning";
+  }
+  EXPECT_EQ(last["verdict"], worst);
+  EXPECT_NE(worst, "error");  // no EFA stack at all is not an error in a plain image
+  Result cat = sh("unsquashfs -cat " + quote(out.string()) + " /opt/app/hello", scratch_);
+  EXPECT_EQ(cat.out, "hi\n") << cat.err;
+}
+
+TEST_F(BuildCli, SqshOnlyFlagsWithoutSqshAreRefused) {
+  write("Dockerfile", "FROM " + base_ + "\n");
+  Result r = trainimg("build Dockerfile --force");
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_EQ(r.err, "--force/--enroot-defaults: error: only with --sqsh OUT.sqsh\n");
+  EXPECT_EQ(r.out, "");
 }
 
 }  // namespace

@@ -420,7 +420,7 @@ nlohmann::ordered_json make_sidecar(const Job& job, const ImportResult& r, const
 // The published image inspected as `trainimg inspect sqsh:OUT` would (no
 // expectations): the verdict recorded in the sidecar. A failure to inspect
 // is recorded, not thrown: the image itself is complete and published.
-nlohmann::ordered_json inspect_verdict(const std::string& image) {
+nlohmann::ordered_json inspect_verdict(const std::string& image, std::optional<Report>& kept) {
   nlohmann::ordered_json j;
   try {
     Report rep = inspect::inspect_image("sqsh:" + image, inspect::Expectations{});
@@ -439,6 +439,7 @@ nlohmann::ordered_json inspect_verdict(const std::string& image) {
     j["warnings"] = counts[1];
     j["infos"] = counts[0];
     j["findings"] = std::move(findings);
+    kept = std::move(rep);
   } catch (const std::exception& e) {
     j["verdict"] = "not-inspected";
     j["error"] = e.what();
@@ -501,7 +502,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   r.sidecar = make_sidecar(job, r, writer_options(opt, 0));
   if (opt.inspect) {
     job.report("inspect");
-    r.sidecar["inspect"] = inspect_verdict(opt.output);
+    r.sidecar["inspect"] = inspect_verdict(opt.output, r.report);
   }
   write_sidecar(opt.output, r.sidecar);
   job.report("done");

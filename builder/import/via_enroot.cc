@@ -104,7 +104,7 @@ ImportResult import_via_enroot(const ImportOptions& opt, const ImportProgressFn&
                       {"block_size", r.info.block_size},
                       {"data_compressed", r.info.data_compressed}};
   j["sizes"] = {{"image_bytes", r.image_bytes}, {"inodes", r.info.inode_count}};
-  if (opt.inspect) j["inspect"] = inspect_verdict(opt.output);
+  if (opt.inspect) j["inspect"] = inspect_verdict(opt.output, r.report);
   r.sidecar = j;
   write_sidecar(opt.output, j);
   return r;

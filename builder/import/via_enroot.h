@@ -7,6 +7,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "builder/import.h"
@@ -19,8 +20,9 @@ namespace trainimg::builder {
 /// output does not read back; the temporary file is removed in every case.
 ImportResult import_via_enroot(const ImportOptions& opt, const ImportProgressFn& progress);
 
-/// The sidecar's "inspect" object for a published image (import.cc).
-nlohmann::ordered_json inspect_verdict(const std::string& image);
+/// The sidecar's "inspect" object for a published image (import.cc); the
+/// full report is kept in `kept` when the image could be inspected.
+nlohmann::ordered_json inspect_verdict(const std::string& image, std::optional<Report>& kept);
 
 /// The full path of `name` on $PATH, or "" when absent.
 std::string find_on_path(const std::string& name);

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The import's two summary lines, shared by `trainimg import` and
+// `trainimg build --sqsh`.
+#include <cstdio>
+#include <ostream>
+#include <string>
+
+#include "builder/import.h"
+
+namespace trainimg::builder {
+namespace {
+
+std::string human(uint64_t b) {
+  char out[32];
+  if (b >= (1ull << 30))
+    std::snprintf(out, sizeof out, "%.2f GiB", double(b) / double(1ull << 30));
+  else if (b >= (1ull << 20))
+    std::snprintf(out, sizeof out, "%.1f MiB", double(b) / double(1ull << 20));
+  else
+    std::snprintf(out, sizeof out, "%llu bytes", static_cast<unsigned long long>(b));
+  return out;
+}
+
+}  // namespace
+
+ImportProgressFn import_progress_printer(const std::string& mode, std::ostream& err, bool err_is_tty) {
+  if (mode == "json") {
+    return [&err](const ImportProgress& p) {
+      nlohmann::ordered_json j = {{"schema", "trainimg.import-progress/v1"},
+                                  {"phase", p.phase},
+                                  {"files", p.files},
+                                  {"bytes", p.bytes},
+                                  {"total_files", p.total_files},
+                                  {"total_bytes", p.total_bytes}};
+      err << j.dump() << "\n";
+    };
+  }
+  if (!(mode == "tty" || (mode == "auto" && err_is_tty))) return {};
+  return [&err](const ImportProgress& p) {
+    std::string line = "\r\033[K" + p.phase + ": " + std::to_string(p.files) + " files, " + human(p.bytes);
+    if (p.total_files) line += " of " + std::to_string(p.total_files) + " files, " + human(p.total_bytes);
+    if (p.phase == "done") line += "\n";
+    err << line << std::flush;
+  };
+}
+
+std::string import_summary(const ImportResult& r) {
+  std::string algo =
+      r.sidecar.contains("compression") ? r.sidecar["compression"].value("algorithm", "?") : "?";
+  return r.output + "\n" + "  " + human(r.image_bytes) + " (" + algo +
+         (r.info.data_compressed ? "" : ", data uncompressed") + ", " +
+         std::to_string(r.info.block_size / 1024) + " KiB blocks), " + std::to_string(r.files) + " files, " +
+         human(r.input_bytes) + " of file data, " + std::to_string(r.info.inode_count) + " inodes, " +
+         std::to_string(r.passes) + (r.passes == 1 ? " pass" : " passes") + "\n" + "  sidecar: " + r.output +
+         ".json\n";
+}
+
+}  // namespace trainimg::builder
