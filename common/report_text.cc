@@ -46,8 +46,10 @@ std::string render_diagnostic(const Diagnostic& d, bool color) {
       caret += d.source_line[i] == '\t' ? '\t' : ' ';
     caret += '^';
     for (int i = 1; i < d.length; ++i) caret += '~';
-    if (color) out += std::string("\033[1;32m") + caret + kReset + "\n";
-    else out += caret + "\n";
+    if (color)
+      out += std::string("\033[1;32m") + caret + kReset + "\n";
+    else
+      out += caret + "\n";
   }
   if (!d.hint.empty()) out += "hint: " + d.hint + "\n";
   return out;
@@ -61,7 +63,8 @@ std::string render_text(const Report& r, const TextOptions& opt) {
     for (const auto& [k, v] : r.text_facts) out += k + std::string(w - k.size() + 2, ' ') + v + "\n";
     out += "\n";
   }
-  for (const auto& n : r.notes) out += "note: " + n + "\n";
+  // Remarks are not findings (the summary line counts findings only).
+  for (const auto& n : r.notes) out += "remark: " + n + "\n";
   if (!r.notes.empty()) out += "\n";
   std::vector<Diagnostic> sorted = r.findings;
   // Errors first, then by position (stable within a severity).
@@ -76,11 +79,9 @@ std::string render_text(const Report& r, const TextOptions& opt) {
     out += render_diagnostic(d, opt.color);
     counts[static_cast<int>(d.severity)]++;
   }
-  auto plural = [](int n, const char* w) {
-    return std::to_string(n) + " " + w + (n == 1 ? "" : "s");
-  };
-  out += plural(counts[2], "error") + ", " + plural(counts[1], "warning") + ", " +
-         plural(counts[0], "note") + "\n";
+  auto plural = [](int n, const char* w) { return std::to_string(n) + " " + w + (n == 1 ? "" : "s"); };
+  out += plural(counts[2], "error") + ", " + plural(counts[1], "warning") + ", " + plural(counts[0], "note") +
+         "\n";
   return out;
 }
 

@@ -108,7 +108,7 @@ TEST_F(InspectCli, NgcLikeRootfsJsonFactsAndExpectedMpiNote) {
   EXPECT_EQ(f["loader_order"][0]["selected"], "/opt/amazon/efa/lib/libfabric.so.1");
   ASSERT_EQ(j["findings"].size(), 1u) << j["findings"].dump(1);
   EXPECT_EQ(j["findings"][0]["rule"], "mpi-multiple-installs");
-  EXPECT_EQ(j["findings"][0]["severity"], "info");
+  EXPECT_EQ(j["findings"][0]["severity"], "warning");
 }
 
 TEST_F(InspectCli, HostMismatchFailsAndFailOnNeverPasses) {
@@ -120,7 +120,7 @@ TEST_F(InspectCli, HostMismatchFailsAndFailOnNeverPasses) {
       << r.out;
   EXPECT_NE(r.out.find("\nEFA installer              1.50.0  /opt/amazon/efa_installed_packages  (layer dir)\n"), std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("1 error, 0 warnings, 1 note\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 error, 1 warning, 0 notes\n"), std::string::npos) << r.out;
   EXPECT_EQ(trainimg("inspect " + src() + " --expect efa-installer=1.47.0 --fail-on never").rc, 0);
 }
 

@@ -10,20 +10,24 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
   std::string list;
   bool ngc = false, others_are_installer = true;
   for (const auto& m : mpis) {
-    list += (list.empty() ? "" : ", ") + m.path + " (" + (m.version.empty() ? "version unknown" : m.version) + ", " +
-            m.origin + ")";
-    if (m.origin == "ngc") ngc = true;
-    else if (m.origin != "efa-installer") others_are_installer = false;
+    list += (list.empty() ? "" : ", ") + m.path + " (" + (m.version.empty() ? "version unknown" : m.version) +
+            ", " + m.origin + ")";
+    if (m.origin == "ngc")
+      ngc = true;
+    else if (m.origin != "efa-installer")
+      others_are_installer = false;
   }
   std::string msg = std::to_string(mpis.size()) + " Open MPI installations: " + list;
   // Seed 002 pitfall ④: the installer lays down /opt/amazon/openmpi* beside
   // NGC's /usr/local/mpi; that is expected as long as nothing selects it
-  // (mpi-conflict judges the selection), so it is reported as a note.
+  // (mpi-conflict judges the selection). domain.md §6 keeps the rule's
+  // severity (warning) and asks the message to say that it is expected.
   if (ngc && others_are_installer) {
-    out.push_back(finding(rule, c,
-                          msg + "; the EFA installer's copies beside NGC's are expected: keep using NGC's and never "
-                                "build or run against /opt/amazon/openmpi*",
-                          mpis.front().path, mpis.front().layer, Severity::Info));
+    out.push_back(
+        finding(rule, c,
+                msg + "; the EFA installer's copies beside NGC's are expected: keep using NGC's and never "
+                      "build or run against /opt/amazon/openmpi*",
+                mpis.front().path, mpis.front().layer));
     return;
   }
   out.push_back(finding(rule, c, msg, mpis.back().path, mpis.back().layer));
@@ -32,8 +36,8 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
 
 const ImageRule kMpiMultipleInstalls{
     {"mpi-multiple-installs", Severity::Warning,
-     "more than one Open MPI installation (info only when the extra ones are the EFA installer's "
-     "/opt/amazon/openmpi* beside NGC's, which is expected)",
+     "more than one Open MPI installation (when the extra ones are the EFA installer's "
+     "/opt/amazon/openmpi* beside NGC's, the message says that this is expected)",
      "do not layer another Open MPI on the NGC image; leave NGC's MPI as is",
      "seed 002 \"Pitfall ④ — Do not layer another MPI on top of NGC Open MPI\"", "image"},
     check};

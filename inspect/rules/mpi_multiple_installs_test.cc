@@ -9,7 +9,7 @@ namespace {
 TEST(MpiMultipleInstalls, NgcLikeInstallerCopiesBesideNgcAreReportedAsExpected) {
   auto d = run_rule(kMpiMultipleInstalls, testing::ngc_image());
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(d[0].severity, Severity::Info);
+  EXPECT_EQ(d[0].severity, Severity::Warning);
   EXPECT_EQ(d[0].message,
             "3 Open MPI installations: /opt/amazon/openmpi (4.1.7-1, efa-installer), /opt/amazon/openmpi5 (5.0.9-1, "
             "efa-installer), /usr/local/mpi (5.0.7, ngc); the EFA installer's copies beside NGC's are expected: keep "

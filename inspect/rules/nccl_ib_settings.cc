@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include <strings.h>
-
 #include <algorithm>
 
+#include "common/nccl_env.h"
 #include "inspect/rules/rule.h"
 
 namespace trainimg::inspect::rules {
@@ -10,14 +9,14 @@ namespace trainimg::inspect::rules {
 namespace {
 void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out) {
   const auto& f = c.facts;
-  if (auto net = f.env_value("NCCL_NET"); net && strcasecmp(net->c_str(), "IB") == 0)
-    out.push_back(finding(rule, c, "NCCL_NET=" + *net + " in the final environment forces NCCL's InfiniBand transport",
+  if (auto net = f.env_value("NCCL_NET"); net && nccl_env::forces_ib_transport("NCCL_NET", *net))
+    out.push_back(finding(rule, c,
+                          "NCCL_NET=" + *net + " in the final environment forces NCCL's InfiniBand transport",
                           "", ""));
   std::vector<std::string> seen;
   for (const auto& kv : f.env) {
     std::string key = kv.substr(0, kv.find('='));
-    // NCCL_IB_DISABLE only turns the IB transport off, which is harmless on EFA.
-    if (!key.starts_with("NCCL_IB_") || key == "NCCL_IB_DISABLE") continue;
+    if (!nccl_env::is_ib_only_setting(key)) continue;
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
     seen.push_back(key);
     out.push_back(finding(rule, c,
@@ -30,7 +29,8 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
 
 const ImageRule kNcclIbSettings{
     {"nccl-ib-settings", Severity::Error,
-     "InfiniBand-only NCCL settings in the final environment: error for NCCL_NET=IB, warning for other NCCL_IB_*",
+     "InfiniBand-only NCCL settings in the final environment: error for NCCL_NET=IB, warning for other "
+     "NCCL_IB_*",
      "remove NCCL_NET=IB and NCCL_IB_* from the image environment; EFA goes through the ofi plugin",
      "seed 002 \"Summary of common issues\" (Using network Socket)", "image"},
     check};

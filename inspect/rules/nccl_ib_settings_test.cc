@@ -15,7 +15,8 @@ TEST(NcclIbSettings, ErrorForNcclNetIbWarningForIbOnlySettings) {
   EXPECT_EQ(d[0].severity, Severity::Error);
   EXPECT_EQ(d[0].message, "NCCL_NET=IB in the final environment forces NCCL's InfiniBand transport");
   EXPECT_EQ(d[1].severity, Severity::Warning);
-  EXPECT_EQ(d[1].message, "NCCL_IB_HCA=mlx5_0 is an InfiniBand-only NCCL setting left in the final environment");
+  EXPECT_EQ(d[1].message,
+            "NCCL_IB_HCA=mlx5_0 is an InfiniBand-only NCCL setting left in the final environment");
 }
 
 TEST(NcclIbSettings, QuietForIbDisableAndOtherNcclSettings) {

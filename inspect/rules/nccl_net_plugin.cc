@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "common/nccl_env.h"
 #include "inspect/rules/rule.h"
 
 namespace trainimg::inspect::rules {
@@ -8,22 +9,24 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
   const auto& f = c.facts;
   if (!has_efa_stack(f)) return;
   auto v = f.env_value("NCCL_NET_PLUGIN");
-  if (!v || *v != "ofi") {
+  if (!v || !nccl_env::plugin_is_ofi(*v)) {
     // Unset, NCCL opens libnccl-net.so: on NGC images that name is a
     // different (InfiniBand) plugin (seed 002).
-    std::string what = !v ? "is not set (NCCL opens libnccl-net.so)"
-                          : (v->empty() ? "is empty" : "is '" + *v + "'");
-    out.push_back(finding(rule, c, "NCCL_NET_PLUGIN " + what + " in the final environment (" + f.env_from +
-                                       ") while an EFA stack is present; it must be 'ofi'",
+    std::string what =
+        !v ? "is not set (NCCL opens libnccl-net.so)" : (v->empty() ? "is empty" : "is '" + *v + "'");
+    out.push_back(finding(rule, c,
+                          "NCCL_NET_PLUGIN " + what + " in the final environment (" + f.env_from +
+                              ") while an EFA stack is present; it must be 'ofi'",
                           "", ""));
     return;
   }
   const auto* p = loaded_plugin(f);
   if (p && p->aws_ofi_nccl) return;
-  out.push_back(finding(rule, c,
-                        "NCCL_NET_PLUGIN=ofi but no libnccl-net-ofi.so is resolvable by the loader: NCCL would fall "
-                        "back to 'Using network Socket'",
-                        "libnccl-net-ofi.so", ""));
+  out.push_back(
+      finding(rule, c,
+              "NCCL_NET_PLUGIN=ofi but no libnccl-net-ofi.so is resolvable by the loader: NCCL would fall "
+              "back to 'Using network Socket'",
+              "libnccl-net-ofi.so", ""));
 }
 }  // namespace
 

@@ -11,8 +11,9 @@ TEST(NcclNetPlugin, FiresWhenNgcLikeImageDropsNcclNetPlugin) {
   testing::set_env(img, "NCCL_NET_PLUGIN", std::nullopt);
   auto d = run_rule(kNcclNetPlugin, img);
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(d[0].message, "NCCL_NET_PLUGIN is not set (NCCL opens libnccl-net.so) in the final environment "
-                          "(/etc/environment) while an EFA stack is present; it must be 'ofi'");
+  EXPECT_EQ(d[0].message,
+            "NCCL_NET_PLUGIN is not set (NCCL opens libnccl-net.so) in the final environment "
+            "(/etc/environment) while an EFA stack is present; it must be 'ofi'");
 }
 
 TEST(NcclNetPlugin, FiresWhenSetToAnotherPlugin) {
@@ -28,11 +29,14 @@ TEST(NcclNetPlugin, FiresWhenNoPluginIsResolvable) {
   img.layer().whiteout("/opt/amazon/ofi-nccl");
   auto d = run_rule(kNcclNetPlugin, img);
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(d[0].message, "NCCL_NET_PLUGIN=ofi but no libnccl-net-ofi.so is resolvable by the loader: NCCL would "
-                          "fall back to 'Using network Socket'");
+  EXPECT_EQ(d[0].message,
+            "NCCL_NET_PLUGIN=ofi but no libnccl-net-ofi.so is resolvable by the loader: NCCL would "
+            "fall back to 'Using network Socket'");
 }
 
-TEST(NcclNetPlugin, QuietOnNgcLikeImageWithOfi) { EXPECT_TRUE(run_rule(kNcclNetPlugin, testing::ngc_image()).empty()); }
+TEST(NcclNetPlugin, QuietOnNgcLikeImageWithOfi) {
+  EXPECT_TRUE(run_rule(kNcclNetPlugin, testing::ngc_image()).empty());
+}
 
 TEST(NcclNetPlugin, QuietWithoutAnyEfaStack) {
   testing::ImageSpec img;

@@ -19,7 +19,8 @@ TEST(NcclIbSettings, WarningForIbOnlyKnobs) {
 }
 
 TEST(NcclIbSettings, QuietForNcclIbDisableAndOtherNets) {
-  EXPECT_THAT(hits(kSeedShort + "ENV NCCL_IB_DISABLE=1 NCCL_NET=Libfabric NCCL_SOCKET_IFNAME=^lo\n", "nccl-ib-settings"),
+  EXPECT_THAT(hits(kSeedShort + "ENV NCCL_IB_DISABLE=1 NCCL_NET=Libfabric NCCL_SOCKET_IFNAME=^lo\n",
+                   "nccl-ib-settings"),
               IsEmpty());
 }
 

@@ -2,34 +2,24 @@
 // nccl-ib-settings: NCCL_NET=IB forces the InfiniBand transport, which EFA
 // is not; other NCCL_IB_* knobs are InfiniBand-only leftovers (seed 002,
 // "Using network Socket" row; seed 000, ConnectX-7 note).
-#include <cctype>
-
+#include "common/nccl_env.h"
 #include "recipes/recipe/checks/checks.h"
 
 namespace trainimg::recipes {
 
 namespace {
 const char* kSeed = "seed 002: Summary of common issues (Using network Socket)";
-
-bool iequals(const std::string& a, const char* b) {
-  size_t i = 0;
-  for (; i < a.size() && b[i]; ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return i == a.size() && !b[i];
-}
 }  // namespace
 
 void check_nccl_ib_settings(const Recipe& r, Findings& out) {
   for_each_env(r, [&](const Step& s, const NamedValue& e) {
     const std::string& k = e.key.value;
-    if (k == "NCCL_NET" && iequals(e.value.value, "IB")) {
+    if (nccl_env::forces_ib_transport(k, e.value.value)) {
       out.push_back(finding_at(e.value, Severity::Error, "nccl-ib-settings",
                                "step '" + s.name.value + "' sets NCCL_NET=" + e.value.value +
                                    "; NCCL would use InfiniBand, not EFA",
                                "remove NCCL_NET (the ofi plugin selects EFA)", kSeed));
-    } else if (k.rfind("NCCL_IB_", 0) == 0 && k != "NCCL_IB_DISABLE") {
-      // NCCL_IB_DISABLE only turns the IB transport off, which is harmless.
+    } else if (nccl_env::is_ib_only_setting(k)) {
       out.push_back(finding_at(e.key, Severity::Warning, "nccl-ib-settings",
                                "step '" + s.name.value + "' sets " + k + ", an InfiniBand-only NCCL setting",
                                "remove InfiniBand-specific NCCL_* settings from EFA images", kSeed));

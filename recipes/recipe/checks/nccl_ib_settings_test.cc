@@ -7,15 +7,16 @@
 namespace trainimg::recipes {
 namespace {
 
+using testing::checks_of;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-using testing::checks_of;
 using testing::kHead;
 
 TEST(NcclIbSettingsCheck, NcclNetIbIsAnError) {
-  EXPECT_THAT(checks_of(std::string(kHead) + "steps:\n  - name: s\n    env: {NCCL_NET: ib}\n"),
-              ElementsAre("5:21 error [nccl-ib-settings] step 's' sets NCCL_NET=ib; NCCL would use InfiniBand, not "
-                          "EFA"));
+  EXPECT_THAT(
+      checks_of(std::string(kHead) + "steps:\n  - name: s\n    env: {NCCL_NET: ib}\n"),
+      ElementsAre("5:21 error [nccl-ib-settings] step 's' sets NCCL_NET=ib; NCCL would use InfiniBand, not "
+                  "EFA"));
 }
 
 TEST(NcclIbSettingsCheck, OtherIbKnobsAreWarningsOnTheKey) {
@@ -25,9 +26,11 @@ TEST(NcclIbSettingsCheck, OtherIbKnobsAreWarningsOnTheKey) {
 }
 
 TEST(NcclIbSettingsCheck, QuietForOtherNetworksAndIbDisable) {
-  EXPECT_THAT(checks_of(std::string(kHead) +
-                        "steps:\n  - name: s\n    env: {NCCL_NET: Libfabric, NCCL_IB_DISABLE: '1', NCCL_DEBUG: INFO}\n"),
-              IsEmpty());
+  EXPECT_THAT(
+      checks_of(
+          std::string(kHead) +
+          "steps:\n  - name: s\n    env: {NCCL_NET: Libfabric, NCCL_IB_DISABLE: '1', NCCL_DEBUG: INFO}\n"),
+      IsEmpty());
 }
 
 }  // namespace
