@@ -4,7 +4,8 @@
 //  - `.wh.NAME` removes NAME and its subtree as found in LOWER layers;
 //  - `.wh..wh..opq` in DIR hides every lower-layer child of DIR;
 //    entries of the same layer are never hidden by that layer's whiteouts,
-//    whatever their order inside the tar;
+//    whatever their order inside the tar (a lower directory holding some of
+//    them stays, as the directory they imply);
 //  - a later entry replaces an earlier one; a non-directory replacing a
 //    directory (or the reverse) drops the old subtree;
 //  - an entry under a missing parent gets synthetic parent directories, and
@@ -13,8 +14,9 @@
 #include "inspect/tree.h"
 
 #include <algorithm>
-#include <string_view>
-#include <unordered_set>
+#include <bit>
+
+#include "common/error.h"
 
 namespace trainimg::inspect {
 namespace {
@@ -23,47 +25,280 @@ constexpr std::string_view kWhiteoutPrefix = ".wh.";
 constexpr std::string_view kOpaqueMarker = ".wh..wh..opq";
 // Linux gives up after 40 symlinks in one lookup (ELOOP); so do we.
 constexpr int kMaxSymlinkHops = 40;
+constexpr uint64_t kEmpty = UINT64_MAX, kTomb = UINT64_MAX - 1;
 
-std::string parent_of(const std::string& p) {
-  auto slash = p.rfind('/');
-  if (slash == 0 || slash == std::string::npos) return "/";
-  return p.substr(0, slash);
+size_t hash_of(uint32_t parent, std::string_view name) {
+  return std::hash<std::string_view>{}(name) ^ (static_cast<size_t>(parent) * 0x9E3779B97F4A7C15ull);
 }
 
-
-std::string join(const std::string& dir, const std::string& name) {
-  return dir == "/" ? "/" + name : dir + "/" + name;
+std::string_view parent_of(std::string_view p) {
+  return p.substr(0, std::max<size_t>(p.rfind('/'), 1));
+}
+std::string_view base_of(std::string_view p) {
+  return p.substr(p.rfind('/') + 1);
 }
 
-bool is_dir(const Entry& e) { return e.type == EntryType::Dir; }
+// Calls fn(component) for each '/'-separated part of a normalised path.
+template <typename Fn>
+bool each_component(std::string_view path, Fn fn) {
+  size_t pos = 1;
+  while (pos < path.size()) {
+    size_t slash = std::min(path.find('/', pos), path.size());
+    if (!fn(path.substr(pos, slash - pos))) return false;
+    pos = slash + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+// ---- the stored view ---------------------------------------------------------
+
+MergedTree::MergedTree() {
+  Node root;
+  root.type = EntryType::Dir;
+  root.mode = 0755;
+  nodes_.push_back(root);
+  live_ = 1;
+}
+
+std::string MergedTree::path_of(uint32_t n) const {
+  if (n == 0) return "/";
+  std::vector<uint32_t> chain;
+  size_t len = 0;
+  for (uint32_t c = n; c != 0; c = nodes_[c].parent) {
+    chain.push_back(c);
+    len += nodes_[c].name_len + 1;
+  }
+  std::string out;
+  out.reserve(len);
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    out += '/';
+    out += name_of(*it);
+  }
+  return out;
+}
+
+TreeEntry MergedTree::view(uint32_t n) const {
+  const Node& x = nodes_[n];
+  TreeEntry e;
+  e.type = x.type;
+  e.mode = x.mode;
+  e.size = x.size;
+  e.rdev_major = x.rdev_major;
+  e.rdev_minor = x.rdev_minor;
+  e.link_target = std::string_view(names_.data() + x.link_off, x.link_len);
+  e.layer = layers_[x.layer];
+  return e;
+}
+
+size_t MergedTree::slot_of(uint32_t parent, std::string_view name) const {
+  const size_t mask = index_.size() - 1;
+  const uint64_t h = hash_of(parent, name), tag = h >> 32;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const uint64_t s = index_[i];
+    if (s == kEmpty) return i;
+    if (s == kTomb || s >> 32 != tag) continue;
+    const auto n = static_cast<uint32_t>(s);
+    if (nodes_[n].parent == parent && name_of(n) == name) return i;
+  }
+}
+
+uint32_t MergedTree::child(uint32_t parent, std::string_view name) const {
+  if (index_.empty()) return kNone;
+  uint64_t s = index_[slot_of(parent, name)];
+  return s == kEmpty ? kNone : static_cast<uint32_t>(s);
+}
+
+uint32_t MergedTree::find_node(std::string_view normalised) const {
+  uint32_t cur = 0;
+  bool found = each_component(normalised, [&](std::string_view part) {
+    cur = child(cur, part);
+    return cur != kNone;
+  });
+  return found ? cur : kNone;
+}
+
+void MergedTree::grow_index() {
+  size_t want = std::bit_ceil(std::max<size_t>(1024, live_ * 4 + 4));
+  index_.assign(want, kEmpty);
+  index_used_ = 0;
+  for (uint32_t n = 1; n < nodes_.size(); ++n)
+    if (nodes_[n].live) index_insert(n);
+}
+
+void MergedTree::index_insert(uint32_t n) {
+  if ((index_used_ + 1) * 2 > index_.size()) grow_index();  // rebuilds, dropping tombstones
+  const size_t mask = index_.size() - 1;
+  const uint64_t h = hash_of(nodes_[n].parent, name_of(n));
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    if (index_[i] == kEmpty) ++index_used_;
+    if (index_[i] == kEmpty || index_[i] == kTomb) {
+      index_[i] = (h >> 32) << 32 | n;
+      return;
+    }
+  }
+}
+
+void MergedTree::set(uint32_t n, const Entry& e, uint32_t layer) {
+  Node& x = nodes_[n];
+  x.type = e.type;
+  x.mode = e.mode;
+  x.size = e.size;
+  x.rdev_major = e.rdev_major;
+  x.rdev_minor = e.rdev_minor;
+  x.layer = layer;
+  if (e.link_target.empty()) {
+    x.link_len = 0;
+  } else if (x.link_len != e.link_target.size() ||
+             std::string_view(names_.data() + x.link_off, x.link_len) != e.link_target) {
+    if (names_.size() + e.link_target.size() > UINT32_MAX)
+      throw Error("", "image too large: its names exceed 4 GiB");
+    x.link_off = static_cast<uint32_t>(names_.size());
+    x.link_len = static_cast<uint32_t>(e.link_target.size());
+    names_ += e.link_target;
+  }
+}
+
+uint32_t MergedTree::add(uint32_t parent, std::string_view name, const Entry& e, uint32_t layer) {
+  if (names_.size() + name.size() > UINT32_MAX || nodes_.size() >= kNone - 1)
+    throw Error("", "image too large: more than 4 GiB of names or 4 billion entries");
+  const auto n = static_cast<uint32_t>(nodes_.size());
+  Node x;
+  x.parent = parent;
+  x.name_off = static_cast<uint32_t>(names_.size());
+  x.name_len = static_cast<uint32_t>(name.size());
+  names_ += name;
+  x.next = nodes_[parent].first_child;
+  if (x.next != kNone) nodes_[x.next].prev = n;
+  nodes_[parent].first_child = n;
+  nodes_.push_back(x);
+  set(n, e, layer);
+  index_insert(n);
+  ++live_;
+  return n;
+}
+
+void MergedTree::unlink(uint32_t n) {
+  Node& x = nodes_[n];
+  if (x.prev != kNone)
+    nodes_[x.prev].next = x.next;
+  else
+    nodes_[x.parent].first_child = x.next;
+  if (x.next != kNone) nodes_[x.next].prev = x.prev;
+  index_[slot_of(x.parent, name_of(n))] = kTomb;
+  x.live = false;
+  x.prev = x.next = kNone;
+  --live_;
+}
+
+std::optional<TreeEntry> MergedTree::lookup(std::string_view path) const {
+  uint32_t n = find_node(normalize_path(std::string(path)));
+  if (n == kNone) return std::nullopt;
+  return view(n);
+}
+
+std::optional<std::string> MergedTree::resolve(const std::string& path) const {
+  // Components still to walk, last one at the back.
+  std::vector<std::string> todo;
+  auto push_components = [&todo](std::string_view p) {
+    size_t before = todo.size();
+    size_t start = 0;
+    while (start <= p.size()) {
+      size_t slash = std::min(p.find('/', start), p.size());
+      if (slash > start) todo.emplace_back(p.substr(start, slash - start));
+      start = slash + 1;
+    }
+    std::reverse(todo.begin() + static_cast<long>(before), todo.end());
+  };
+  push_components(path);
+  uint32_t cur = 0;
+  int hops = 0;
+  while (!todo.empty()) {
+    std::string part = std::move(todo.back());
+    todo.pop_back();
+    if (part == ".") continue;
+    if (part == "..") {
+      if (cur != 0) cur = nodes_[cur].parent;  // "/.." is "/": never above the image root
+      continue;
+    }
+    uint32_t next = child(cur, part);
+    bool queued = false;
+    for (;;) {
+      if (next == kNone) return std::nullopt;
+      const Node& x = nodes_[next];
+      const std::string_view link(names_.data() + x.link_off, x.link_len);
+      if (x.type == EntryType::Hardlink) {
+        if (++hops > kMaxSymlinkHops) return std::nullopt;
+        next = find_node(normalize_path(std::string(link)));
+        continue;
+      }
+      if (x.type == EntryType::Symlink) {
+        if (++hops > kMaxSymlinkHops || link.empty()) return std::nullopt;
+        // Absolute targets are relative to the image root, not the host's.
+        cur = link[0] == '/' ? 0 : x.parent;
+        push_components(link);
+        queued = true;
+      }
+      break;
+    }
+    if (queued) continue;  // a symlink: its target's components are queued
+    if (!todo.empty() && nodes_[next].type != EntryType::Dir) return std::nullopt;
+    cur = next;
+  }
+  return path_of(cur);
+}
+
+std::vector<std::string> MergedTree::children(const std::string& dir) const {
+  std::vector<std::string> out;
+  uint32_t n = find_node(normalize_path(dir));
+  if (n == kNone) return out;
+  for (uint32_t c = nodes_[n].first_child; c != kNone; c = nodes_[c].next) out.push_back(path_of(c));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> MergedTree::find_named(std::string_view name) const {
+  std::vector<std::string> out;
+  for (uint32_t n = 1; n < nodes_.size(); ++n)
+    if (nodes_[n].live && name_of(n) == name) out.push_back(path_of(n));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<std::string> MergedTree::paths() const {
+  std::vector<std::string> out;
+  out.reserve(live_);
+  for (uint32_t n = 0; n < nodes_.size(); ++n)
+    if (nodes_[n].live) out.push_back(path_of(n));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// ---- building it ---------------------------------------------------------------
 
 class TreeBuilder : public LayerVisitor {
+  static constexpr uint32_t kNone = MergedTree::kNone;
+
  public:
-  TreeBuilder(const WantFn& want, const CaptureFn& capture) : want_(want), capture_(capture) {
-    Entry root;
-    root.path = "/";
-    root.type = EntryType::Dir;
-    root.mode = 0755;
-    tree_.entries["/"] = root;
-  }
+  TreeBuilder(const WantFn& want, const CaptureFn& capture) : want_(want), capture_(capture) {}
 
   void begin_layer(const std::string& layer_id, size_t) override {
-    layer_id_ = layer_id;
-    written_.clear();
-    written_set_.clear();
-    indexed_ = 0;
+    t_.layers_.push_back(layer_id);
+    seq_ = static_cast<uint32_t>(t_.layers_.size() - 1);
+    last_dir_.clear();
   }
 
   bool entry(const Entry& e) override {
-    const std::string_view name = std::string_view(e.path).substr(e.path.rfind('/') + 1);
+    const std::string_view name = base_of(e.path);
     if (e.path != "/" && name.starts_with(kWhiteoutPrefix)) {
-      apply_whiteout(parent_of(e.path), std::string(name));
+      apply_whiteout(parent_of(e.path), name);
       return false;
     }
     place(e);
     if (e.type == EntryType::Hardlink) {
-      auto it = tree_.captured.find(e.link_target);
-      if (it != tree_.captured.end()) tree_.captured[e.path] = it->second;
+      auto it = t_.captured.find(e.link_target);
+      if (it != t_.captured.end()) t_.captured[e.path] = it->second;
       return false;
     }
     return e.type == EntryType::File && want_ && want_(e);
@@ -72,108 +307,124 @@ class TreeBuilder : public LayerVisitor {
   bool may_want(const Entry& e) override { return e.type == EntryType::File && want_ && want_(e); }
 
   void content(const Entry& e, ContentReader& r) override {
-    if (capture_) tree_.captured[e.path] = capture_(e, r);
+    if (capture_) t_.captured[e.path] = capture_(e, r);
   }
 
-  MergedTree take() { return std::move(tree_); }
+  MergedTree take() {
+    std::stable_sort(t_.removed.begin(), t_.removed.end(),
+                     [](const Entry& a, const Entry& b) { return a.path < b.path; });
+    return std::move(t_);
+  }
 
  private:
-  void apply_whiteout(const std::string& dir, const std::string& name) {
+  using Node = MergedTree::Node;
+  bool is_dir(uint32_t n) const { return t_.nodes_[n].type == EntryType::Dir; }
+
+  void apply_whiteout(std::string_view dir, std::string_view name) {
+    uint32_t d = t_.find_node(dir);
+    if (d == kNone) return;
     if (name == kOpaqueMarker) {
-      for (const auto& child : tree_.children(dir)) remove_subtree(child, /*lower_only=*/true);
+      for (uint32_t c = t_.nodes_[d].first_child; c != kNone;) {
+        uint32_t next = t_.nodes_[c].next;
+        remove_subtree(c, /*lower_only=*/true);
+        c = next;
+      }
       return;
     }
-    remove_subtree(join(dir, name.substr(kWhiteoutPrefix.size())), /*lower_only=*/true);
+    uint32_t c = t_.child(d, name.substr(kWhiteoutPrefix.size()));
+    if (c != kNone) remove_subtree(c, /*lower_only=*/true);
   }
 
-  // Removes `path` and everything below it, recording each removed entry.
+  // Removes node n and everything below it, recording each removed entry.
   // With lower_only, entries this layer wrote itself survive (a whiteout only
-  // ever hides lower layers); a directory of this layer keeps its place while
-  // its lower-layer children go.
-  void remove_subtree(const std::string& path, bool lower_only) {
-    if (path == "/") return;
-    auto it = tree_.entries.find(path);
-    if (it == tree_.entries.end()) return;
-    const std::string prefix = path + "/";
-    for (auto c = tree_.entries.lower_bound(prefix); c != tree_.entries.end() && c->first.starts_with(prefix);) {
-      if (lower_only && written_here(&c->second)) {
-        ++c;
-        continue;
-      }
-      c = erase(c);
+  // ever hides lower layers), and so does a directory holding any of them.
+  // Iterative: a hostile image may nest deeper than the stack allows.
+  void remove_subtree(uint32_t n, bool lower_only) {
+    if (n == 0) return;
+    std::vector<uint32_t> order{n};  // pre-order: every node before its descendants
+    for (size_t i = 0; i < order.size(); ++i)
+      for (uint32_t c = t_.nodes_[order[i]].first_child; c != kNone; c = t_.nodes_[c].next)
+        order.push_back(c);
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const Node& x = t_.nodes_[*it];
+      if (x.first_child != kNone || (lower_only && x.layer == seq_)) continue;
+      erase(*it);
     }
-    if (!(lower_only && written_here(&it->second))) erase(it);
   }
 
-  std::map<std::string, Entry>::iterator erase(std::map<std::string, Entry>::iterator it) {
+  void erase(uint32_t n) {
     last_dir_.clear();  // it may have been that directory (or below it)
-    tree_.removed.push_back(it->second);
-    tree_.removed_by[it->first] = layer_id_;
-    tree_.captured.erase(it->first);
-    return tree_.entries.erase(it);
+    const Node& x = t_.nodes_[n];
+    Entry r;
+    r.path = t_.path_of(n);
+    r.type = x.type;
+    r.mode = x.mode;
+    r.size = x.size;
+    r.rdev_major = x.rdev_major;
+    r.rdev_minor = x.rdev_minor;
+    r.link_target = std::string(t_.names_.data() + x.link_off, x.link_len);
+    r.layer = t_.layers_[x.layer];
+    t_.removed_by[r.path] = t_.layers_[seq_];
+    if (!t_.captured.empty()) t_.captured.erase(r.path);
+    t_.removed.push_back(std::move(r));
+    t_.unlink(n);
   }
 
-  void ensure_dir(const std::string& dir) {
-    if (dir == "/") return;
-    auto it = tree_.entries.find(dir);
-    if (it != tree_.entries.end() && is_dir(it->second)) return;
-    ensure_dir(parent_of(dir));
-    if (it != tree_.entries.end()) erase(it);  // a file/symlink in the way
-    Entry d;
-    d.path = dir;
-    d.type = EntryType::Dir;
-    d.mode = 0755;
-    d.layer = layer_id_;
-    written_.push_back(&(tree_.entries[dir] = d));
+  // The node of directory `dir` (normalised), made (with its parents) when
+  // missing; a non-directory in the way is replaced.
+  uint32_t ensure_dir(std::string_view dir) {
+    uint32_t cur = 0;
+    each_component(dir, [&](std::string_view part) {
+      uint32_t c = t_.child(cur, part);
+      if (c != kNone && !is_dir(c)) {
+        erase(c);
+        c = kNone;
+      }
+      if (c == kNone) {
+        Entry d;
+        d.type = EntryType::Dir;
+        d.mode = 0755;
+        c = t_.add(cur, part, d, seq_);
+      }
+      cur = c;
+      return true;
+    });
+    return cur;
   }
 
   void place(const Entry& e) {
     if (e.path == "/") {
-      if (is_dir(e)) tree_.entries["/"] = e;  // root metadata only; never a file
+      if (e.type == EntryType::Dir) t_.set(0, e, seq_);  // root metadata only; never a file
       return;
     }
-    // Members come grouped by directory: the parent checked for the previous
+    // Members come grouped by directory: the parent found for the previous
     // entry is usually this one's too (last_dir_ is cleared by every erase).
-    const std::string_view parent =
-        std::string_view(e.path).substr(0, std::max<size_t>(e.path.rfind('/'), 1));
-    if (parent != last_dir_) {
-      ensure_dir(std::string(parent));
+    const std::string_view parent = parent_of(e.path);
+    if (last_dir_.empty() || parent != last_dir_) {
+      last_dir_node_ = ensure_dir(parent);
       last_dir_ = parent;
     }
-    auto it = tree_.entries.lower_bound(e.path);
-    if (it != tree_.entries.end() && it->first == e.path) {
-      if (is_dir(it->second) != is_dir(e)) {
-        remove_subtree(e.path, /*lower_only=*/false);  // type change drops the subtree
-        written_.push_back(&tree_.entries.emplace(e.path, e).first->second);
-      } else {
-        tree_.captured.erase(e.path);  // a new copy of the file: old facts are stale
-        it->second = e;
-        written_.push_back(&it->second);
-      }
+    const uint32_t p = last_dir_node_;
+    const std::string_view name = base_of(e.path);
+    uint32_t c = t_.child(p, name);
+    if (c == kNone) {
+      t_.add(p, name, e, seq_);
+    } else if (is_dir(c) != (e.type == EntryType::Dir)) {
+      remove_subtree(c, /*lower_only=*/false);  // type change drops the subtree
+      t_.add(p, name, e, seq_);
     } else {
-      written_.push_back(&tree_.entries.emplace_hint(it, e.path, e)->second);
+      if (!t_.captured.empty()) t_.captured.erase(e.path);  // a new copy of the file: old facts are stale
+      t_.set(c, e, seq_);
     }
   }
 
   const WantFn& want_;
   const CaptureFn& capture_;
-  MergedTree tree_;
-  // Entries the current layer wrote (whiteouts spare them), by node: a
-  // vector, made a set only when a whiteout asks (rare). A pointer left by
-  // an erased node can only be reused by a node of this layer too, since
-  // lower layers' nodes were all allocated before it began.
-  bool written_here(const Entry* e) {
-    for (; indexed_ < written_.size(); ++indexed_) written_set_.insert(written_[indexed_]);
-    return written_set_.count(e) > 0;
-  }
-  std::vector<const Entry*> written_;
-  std::unordered_set<const Entry*> written_set_;
-  size_t indexed_ = 0;
+  MergedTree t_;
+  uint32_t seq_ = 0;      // this layer's index in t_.layers_
   std::string last_dir_;  // a directory known to be in the tree (see place())
-  std::string layer_id_;
+  uint32_t last_dir_node_ = 0;
 };
-
-}  // namespace
 
 namespace {
 
@@ -223,73 +474,6 @@ std::string normalize_path(const std::string& p) {
     out += part;
   }
   return out.empty() ? "/" : out;
-}
-
-const Entry* MergedTree::lookup(const std::string& path) const {
-  auto it = entries.find(normalize_path(path));
-  return it == entries.end() ? nullptr : &it->second;
-}
-
-std::optional<std::string> MergedTree::resolve(const std::string& path) const {
-  // Components still to walk, last one at the back.
-  std::vector<std::string> todo;
-  auto push_components = [&todo](const std::string& p) {
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (start <= p.size()) {
-      auto slash = p.find('/', start);
-      if (slash == std::string::npos) slash = p.size();
-      if (slash > start) parts.push_back(p.substr(start, slash - start));
-      start = slash + 1;
-    }
-    todo.insert(todo.end(), parts.rbegin(), parts.rend());
-  };
-  push_components(path);
-  std::string cur = "/";
-  int hops = 0;
-  while (!todo.empty()) {
-    std::string part = std::move(todo.back());
-    todo.pop_back();
-    if (part == ".") continue;
-    if (part == "..") {
-      cur = parent_of(cur);  // "/.." is "/": never above the image root
-      continue;
-    }
-    std::string next = join(cur, part);
-    for (;;) {
-      auto it = entries.find(next);
-      if (it == entries.end()) return std::nullopt;
-      const Entry& e = it->second;
-      if (e.type == EntryType::Hardlink) {
-        if (++hops > kMaxSymlinkHops) return std::nullopt;
-        next = normalize_path(e.link_target);
-        continue;
-      }
-      if (e.type == EntryType::Symlink) {
-        if (++hops > kMaxSymlinkHops || e.link_target.empty()) return std::nullopt;
-        // Absolute targets are relative to the image root, not the host's.
-        if (e.link_target[0] == '/') cur = "/";
-        push_components(e.link_target);
-        next.clear();
-      }
-      break;
-    }
-    if (next.empty()) continue;  // a symlink: its target's components are queued
-    if (!todo.empty() && !is_dir(entries.at(next))) return std::nullopt;
-    cur = next;
-  }
-  return cur;
-}
-
-std::vector<std::string> MergedTree::children(const std::string& dir) const {
-  const std::string d = normalize_path(dir);
-  const std::string prefix = d == "/" ? "/" : d + "/";
-  std::vector<std::string> out;
-  for (auto it = entries.lower_bound(prefix); it != entries.end() && it->first.starts_with(prefix); ++it) {
-    if (it->first.size() > prefix.size() && it->first.find('/', prefix.size()) == std::string::npos)
-      out.push_back(it->first);
-  }
-  return out;
 }
 
 MergedTree build_tree(ImageSource& src, const WantFn& want, const CaptureFn& capture) {

@@ -40,9 +40,9 @@ TEST(TreeOnInMemoryLayers, WhiteoutDeletesLowerFileAndNamesTheLayer) {
   img.layer().dir("/opt").file("/opt/a", "1").file("/opt/b", "2");
   img.layer().whiteout("/opt/a");
   MergedTree t = build(img);
-  EXPECT_EQ(t.lookup("/opt/a"), nullptr);
-  ASSERT_NE(t.lookup("/opt/b"), nullptr);
-  EXPECT_EQ(t.lookup("/opt/.wh.a"), nullptr);
+  EXPECT_FALSE(t.lookup("/opt/a"));
+  ASSERT_TRUE(t.lookup("/opt/b"));
+  EXPECT_FALSE(t.lookup("/opt/.wh.a"));
   ASSERT_EQ(t.removed.size(), 1u);
   EXPECT_EQ(t.removed[0].path, "/opt/a");
   EXPECT_EQ(t.removed[0].layer, "layer0");
@@ -56,8 +56,8 @@ TEST(TreeOnInMemoryLayers, WhiteoutOfDirectoryDeletesItsSubtree) {
   img.layer().dir("/opt/efa/lib").file("/opt/efa/lib/libfabric.so.1", "x");
   img.layer().whiteout("/opt/efa");
   MergedTree t = build(img);
-  EXPECT_EQ(t.lookup("/opt/efa"), nullptr);
-  EXPECT_EQ(t.lookup("/opt/efa/lib/libfabric.so.1"), nullptr);
+  EXPECT_FALSE(t.lookup("/opt/efa"));
+  EXPECT_FALSE(t.lookup("/opt/efa/lib/libfabric.so.1"));
   EXPECT_EQ(t.removed_by.at("/opt/efa/lib/libfabric.so.1"), "layer1");
   EXPECT_EQ(t.children("/opt"), std::vector<std::string>{});
 }
@@ -78,7 +78,7 @@ TEST(TreeOnInMemoryLayers, WhiteoutNeverHidesAnEntryOfItsOwnLayer) {
   img.layer().file("/a", "lower");
   img.layer().file("/a", "same-layer").whiteout("/a");
   MergedTree t = build(img);
-  ASSERT_NE(t.lookup("/a"), nullptr);
+  ASSERT_TRUE(t.lookup("/a"));
   EXPECT_EQ(t.captured.at("/a"), "same-layer");
 }
 
@@ -87,9 +87,9 @@ TEST(TreeOnInMemoryLayers, FileReplacingDirectoryDropsTheSubtree) {
   img.layer().dir("/usr/local/mpi/lib").file("/usr/local/mpi/lib/libmpi.so.40", "mpi");
   img.layer().file("/usr/local/mpi", "now a file");
   MergedTree t = build(img);
-  ASSERT_NE(t.lookup("/usr/local/mpi"), nullptr);
+  ASSERT_TRUE(t.lookup("/usr/local/mpi"));
   EXPECT_EQ(t.lookup("/usr/local/mpi")->type, EntryType::File);
-  EXPECT_EQ(t.lookup("/usr/local/mpi/lib/libmpi.so.40"), nullptr);
+  EXPECT_FALSE(t.lookup("/usr/local/mpi/lib/libmpi.so.40"));
   EXPECT_EQ(t.removed_by.at("/usr/local/mpi/lib/libmpi.so.40"), "layer1");
   EXPECT_EQ(t.captured.count("/usr/local/mpi/lib/libmpi.so.40"), 0u);
 }
@@ -125,7 +125,7 @@ TEST(TreeOnInMemoryLayers, MissingParentsAreSynthesised) {
   ImageSpec img;
   img.layer().file("/a/b/c", "x");
   MergedTree t = build(img);
-  ASSERT_NE(t.lookup("/a/b"), nullptr);
+  ASSERT_TRUE(t.lookup("/a/b"));
   EXPECT_EQ(t.lookup("/a/b")->type, EntryType::Dir);
   EXPECT_EQ(t.children("/"), std::vector<std::string>{"/a"});
 }

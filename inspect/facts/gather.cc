@@ -46,8 +46,8 @@ class Gatherer {
     return j && j->contains("text") ? (*j)["text"].get<std::string>() : std::string();
   }
   std::string layer_of(const std::string& path) const {
-    const Entry* e = tree_.lookup(path);
-    return e ? e->layer : std::string();
+    auto e = tree_.lookup(path);
+    return e ? std::string(e->layer) : std::string();
   }
   std::optional<Requester> requester(const std::string& path) const {
     const auto* j = captured(path);
@@ -225,8 +225,8 @@ std::string mpi_origin(const std::string& prefix) {
 
 void Gatherer::mpi_installs() {
   std::set<std::string> prefixes;
-  for (const auto& [path, e] : tree_.entries)
-    for (std::string_view launcher : {"/bin/mpirun", "/bin/prterun"})
+  for (std::string_view launcher : {"/bin/mpirun", "/bin/prterun"})
+    for (const auto& path : tree_.find_named(launcher.substr(5)))
       if (path.ends_with(launcher)) prefixes.insert(path.substr(0, path.size() - launcher.size()));
   for (const auto& prefix : prefixes) {
     std::string lib;
@@ -304,7 +304,7 @@ void Gatherer::mpi_votes() {
   };
   for (const auto& d : split_colon(f_.env_value("PATH").value_or(""))) {
     auto real = tree_.resolve(d + "/mpirun");
-    const Entry* e = real ? tree_.lookup(*real) : nullptr;
+    auto e = real ? tree_.lookup(*real) : std::nullopt;
     if (!e || e->type != EntryType::File) continue;
     f_.mpi_votes.push_back({"PATH", normalize_path(d + "/mpirun"), install_of(dir_of(normalize_path(d)))});
     break;
@@ -357,9 +357,9 @@ ImageFacts Gatherer::run() {
     f_.dpkg = (*j)["packages"].get<std::map<std::string, std::string>>();
   for (const auto& [path, j] : tree_.captured) {
     FileKind k = kind_of(j);
-    const Entry* e = tree_.lookup(path);
+    auto e = tree_.lookup(path);
     if (!e || (k != FileKind::ElfLibrary && k != FileKind::ElfProgram)) continue;
-    if (!j["error"].get<std::string>().empty()) f_.elf_notes.push_back({path, e->layer, j["error"].get<std::string>()});
+    if (!j["error"].get<std::string>().empty()) f_.elf_notes.push_back({path, std::string(e->layer), j["error"].get<std::string>()});
     const std::string base = base_of(path);
     if (k == FileKind::ElfLibrary && base.starts_with("libfabric.so")) libfabric(path);
     else if (k == FileKind::ElfLibrary && base.starts_with("libnccl-net")) plugin(path, j);

@@ -97,9 +97,9 @@ LoaderOrder resolve_library(const MergedTree& tree, const std::string& name,
     if (!tried.insert(path).second) continue;
     auto real = tree.resolve(path);
     if (!real) continue;
-    const Entry* e = tree.lookup(*real);
+    auto e = tree.lookup(*real);
     if (!e || e->type != EntryType::File) continue;
-    order.candidates.push_back({path, *real, e->layer, d.how});
+    order.candidates.push_back({path, *real, std::string(e->layer), d.how});
   }
   return order;
 }

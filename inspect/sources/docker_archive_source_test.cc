@@ -78,7 +78,7 @@ TEST_P(DockerArchiveLayouts, MergedTreeMatchesTheLayersWhiteoutsApplied) {
   auto src = open_docker_archive_source(tmp / "img.tar");
   MergedTree t = tree_of(*src);
   EXPECT_EQ(tree_listing(t), expected_listing(img));
-  EXPECT_EQ(t.lookup("/usr/local/mpi"), nullptr);
+  EXPECT_FALSE(t.lookup("/usr/local/mpi"));
   EXPECT_EQ(t.children("/etc/ld.so.conf.d"), std::vector<std::string>{"/etc/ld.so.conf.d/efa.conf"});
   EXPECT_EQ(t.captured.at("/opt/amazon/efa/lib/libfabric.so.1"), "fabric");
   ImageDescription d = src->describe();
@@ -122,7 +122,7 @@ TEST(DockerArchive, StreamedArchiveRecordsLayersOverFourMiBAndReplaysThemInManif
   EXPECT_EQ(t.captured.at("/lib/big.so"), big);
   EXPECT_EQ(t.captured.at("/lib/small.so"), "s2");
   EXPECT_EQ(t.captured.count("/lib/pad"), 0u);
-  EXPECT_EQ(t.lookup("/lib/gone"), nullptr);
+  EXPECT_FALSE(t.lookup("/lib/gone"));
   EXPECT_EQ(t.lookup("/lib/pad")->layer, diff_ids(img)[1]);
 }
 

@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
       auto src = open_source(argv[1]);
       MergedTree t = build_tree(*src, want, capture);
       std::chrono::duration<double> d = std::chrono::steady_clock::now() - t0;
-      std::printf("%.3f %zu %zu\n", d.count(), t.entries.size(), t.captured.size());
+      std::printf("%.3f %zu %zu\n", d.count(), t.size(), t.captured.size());
     }
   } catch (const trainimg::Error& e) {
     std::fprintf(stderr, "%s\n", e.what());

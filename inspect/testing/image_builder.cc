@@ -37,9 +37,13 @@ std::string parent_of(const std::string& p) {
   return slash == 0 ? "/" : p.substr(0, slash);
 }
 
-std::string hex_of(const std::string& digest) { return digest.substr(std::string("sha256:").size()); }
+std::string hex_of(const std::string& digest) {
+  return digest.substr(std::string("sha256:").size());
+}
 
-void fail(const std::string& what) { throw std::runtime_error("image_builder: " + what); }
+void fail(const std::string& what) {
+  throw std::runtime_error("image_builder: " + what);
+}
 
 // Writes one member into an archive writer.
 void add_member(archive* a, const std::string& name, EntryType t, const std::string& data, uint32_t mode,
@@ -73,7 +77,8 @@ void add_member(archive* a, const std::string& name, EntryType t, const std::str
       archive_entry_set_size(e.get(), static_cast<la_int64_t>(data.size()));
       break;
   }
-  if (archive_write_header(a, e.get()) < ARCHIVE_WARN) fail(std::string("write header: ") + archive_error_string(a));
+  if (archive_write_header(a, e.get()) < ARCHIVE_WARN)
+    fail(std::string("write header: ") + archive_error_string(a));
   if (t == EntryType::File && !data.empty() &&
       archive_write_data(a, data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
     fail(std::string("write data: ") + archive_error_string(a));
@@ -95,7 +100,8 @@ class TarWriter {
     add_member(a_.get(), name, EntryType::File, data, mode);
   }
   std::string finish() {
-    if (archive_write_close(a_.get()) != ARCHIVE_OK) fail(std::string("close: ") + archive_error_string(a_.get()));
+    if (archive_write_close(a_.get()) != ARCHIVE_OK)
+      fail(std::string("close: ") + archive_error_string(a_.get()));
     return std::move(out_);
   }
 
@@ -175,7 +181,9 @@ OciBlobs oci_blobs(const ImageSpec& img, Compression c, const std::string& arch)
 
 }  // namespace
 
-LayerSpec& LayerSpec::dir(const std::string& path, uint32_t mode) { return raw(make(path, EntryType::Dir, mode)); }
+LayerSpec& LayerSpec::dir(const std::string& path, uint32_t mode) {
+  return raw(make(path, EntryType::Dir, mode));
+}
 
 LayerSpec& LayerSpec::file(const std::string& path, const std::string& data, uint32_t mode) {
   SpecEntry s = make(path, EntryType::File, mode);
@@ -206,7 +214,9 @@ LayerSpec& LayerSpec::opaque(const std::string& dir) {
   return file((dir == "/" ? "" : dir) + "/.wh..wh..opq", "", 0644);
 }
 
-LayerSpec& LayerSpec::fifo(const std::string& path) { return raw(make(path, EntryType::Fifo, 0644)); }
+LayerSpec& LayerSpec::fifo(const std::string& path) {
+  return raw(make(path, EntryType::Fifo, 0644));
+}
 
 LayerSpec& LayerSpec::chardev(const std::string& path, uint32_t major, uint32_t minor) {
   SpecEntry s = make(path, EntryType::CharDev, 0666);
@@ -242,7 +252,8 @@ std::string config_json(const ImageSpec& img) {
   return config_doc(img, img.config.architecture.empty() ? "amd64" : img.config.architecture).dump();
 }
 
-void write_docker_archive(const ImageSpec& img, const std::string& path, ArchiveLayout layout, Compression c) {
+void write_docker_archive(const ImageSpec& img, const std::string& path, ArchiveLayout layout,
+                          Compression c) {
   TarWriter w(Compression::None);
   const std::string config = config_json(img);
   const std::string config_hex = hex_of(sha256_digest(config));
@@ -259,7 +270,8 @@ void write_docker_archive(const ImageSpec& img, const std::string& path, Archive
     }
     w.add(config_hex + ".json", config);
     w.add("manifest.json",
-          json::array({{{"Config", config_hex + ".json"}, {"RepoTags", {img.tag}}, {"Layers", layers}}}).dump());
+          json::array({{{"Config", config_hex + ".json"}, {"RepoTags", {img.tag}}, {"Layers", layers}}})
+              .dump());
     return write_bytes(path, w.finish());
   }
   // Docker 25+: an OCI layout inside the archive, blobs first, the JSON files last.
@@ -274,13 +286,13 @@ void write_docker_archive(const ImageSpec& img, const std::string& path, Archive
   md.erase("platform");
   md["annotations"] = {{"io.containerd.image.name", "docker.io/library/" + img.tag},
                        {"org.opencontainers.image.ref.name", tag_part(img.tag)}};
-  w.add("index.json", json{{"schemaVersion", 2}, {"mediaType", "application/vnd.oci.image.index.v1+json"},
+  w.add("index.json", json{{"schemaVersion", 2},
+                           {"mediaType", "application/vnd.oci.image.index.v1+json"},
                            {"manifests", {md}}}
                           .dump());
-  w.add("manifest.json", json::array({{{"Config", "blobs/sha256/" + config_hex},
-                                       {"RepoTags", {img.tag}},
-                                       {"Layers", layers}}})
-                             .dump());
+  w.add("manifest.json",
+        json::array({{{"Config", "blobs/sha256/" + config_hex}, {"RepoTags", {img.tag}}, {"Layers", layers}}})
+            .dump());
   w.add("oci-layout", R"({"imageLayoutVersion":"1.0.0"})");
   write_bytes(path, w.finish());
 }
@@ -387,36 +399,36 @@ class MemorySource : public ImageSource {
 
 }  // namespace
 
-std::unique_ptr<ImageSource> memory_source(const ImageSpec& img) { return std::make_unique<MemorySource>(img); }
+std::unique_ptr<ImageSource> memory_source(const ImageSpec& img) {
+  return std::make_unique<MemorySource>(img);
+}
 
 std::string tree_listing(const MergedTree& t, bool with_layers) {
-  static const char* kTypes[] = {"file", "dir", "symlink", "hardlink", "fifo", "chardev", "blockdev", "socket"};
+  static const char* kTypes[] = {"file", "dir",     "symlink",  "hardlink",
+                                 "fifo", "chardev", "blockdev", "socket"};
   std::ostringstream o;
-  auto line = [&](const Entry& e) {
-    o << e.path << ' ' << kTypes[static_cast<int>(e.type)] << ' ' << std::oct << e.mode << std::dec << ' ' << e.size;
-    if (!e.link_target.empty()) o << " ->" << e.link_target;
-    if (e.type == EntryType::CharDev || e.type == EntryType::BlockDev) o << ' ' << e.rdev_major << ':' << e.rdev_minor;
-    if (with_layers) o << " @" << e.layer;
+  auto line = [&](const std::string& path, EntryType type, uint32_t mode, uint64_t size,
+                  std::string_view link, uint32_t major, uint32_t minor, std::string_view layer) {
+    o << path << ' ' << kTypes[static_cast<int>(type)] << ' ' << std::oct << mode << std::dec << ' ' << size;
+    if (!link.empty()) o << " ->" << link;
+    if (type == EntryType::CharDev || type == EntryType::BlockDev) o << ' ' << major << ':' << minor;
+    if (with_layers) o << " @" << layer;
   };
-  for (const auto& [path, e] : t.entries) {
+  for (const auto& path : t.paths()) {
     if (path == "/") continue;  // root metadata differs by kind (a rootfs dir's mode is the host's)
+    TreeEntry e = *t.lookup(path);
     // Which name of a hard-linked file holds the bytes differs by kind (tar
     // order, sorted directory order): list every name as the file itself.
-    auto target = e.type == EntryType::Hardlink ? t.entries.find(e.link_target) : t.entries.end();
-    if (target != t.entries.end() && !with_layers) {
-      Entry as_file = target->second;
-      as_file.path = path;
-      line(as_file);
-    } else {
-      line(e);
-    }
+    auto target = e.type == EntryType::Hardlink ? t.lookup(e.link_target) : std::nullopt;
+    if (target && !with_layers) e = *target;
+    line(path, e.type, e.mode, e.size, e.link_target, e.rdev_major, e.rdev_minor, e.layer);
     if (auto c = t.captured.find(path); c != t.captured.end()) o << ' ' << c->second.dump();
     o << '\n';
   }
   if (with_layers) {
     o << "removed:\n";
     for (const auto& e : t.removed) {
-      line(e);
+      line(e.path, e.type, e.mode, e.size, e.link_target, e.rdev_major, e.rdev_minor, e.layer);
       o << " by " << t.removed_by.at(e.path) << '\n';
     }
   }
