@@ -14,7 +14,7 @@
 
 namespace trainimg::inspect {
 
-enum class EntryType { File, Dir, Symlink, Hardlink, Fifo, CharDev, BlockDev, Socket };
+enum class EntryType : uint8_t { File, Dir, Symlink, Hardlink, Fifo, CharDev, BlockDev, Socket };
 
 /// One entry as a layer stores it. Whiteouts (`.wh.NAME`, `.wh..wh..opq`)
 /// are passed through verbatim by layered sources; build_tree() applies them.
@@ -44,6 +44,9 @@ class ContentReader {
 class LayerVisitor {
  public:
   virtual ~LayerVisitor() = default;
+  /// Called before the walk by sources that know how many entries they hold
+  /// (a squashfs super block's inode count): a hint for sizing, never a limit.
+  virtual void expect_entries(uint64_t n) { (void)n; }
   virtual void begin_layer(const std::string& layer_id, size_t index) {
     (void)layer_id;
     (void)index;

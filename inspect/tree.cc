@@ -13,8 +13,13 @@
 //    layer's directory hides a lower file or symlink of the same name).
 #include "inspect/tree.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <new>
 
 #include "common/error.h"
 
@@ -55,11 +60,48 @@ bool each_component(std::string_view path, Fn fn) {
 // ---- the stored view ---------------------------------------------------------
 
 MergedTree::MergedTree() {
-  Node root;
+  Node root{};
+  root.parent = root.first_child = root.next = root.prev = kNone;
   root.type = EntryType::Dir;
   root.mode = 0755;
+  root.live = true;
   nodes_.push_back(root);
   live_ = 1;
+}
+
+void* MergedTree::alloc_block(size_t bytes) {
+  constexpr size_t kHuge = 2u << 20;
+  void* p = nullptr;
+  if (bytes >= kHuge / 2) {
+    bytes = (bytes + kHuge - 1) / kHuge * kHuge;
+    p = std::aligned_alloc(kHuge, bytes);
+    if (p) ::madvise(p, bytes, MADV_HUGEPAGE);  // a hint: without THP it is plain memory
+  } else {
+    p = std::malloc(bytes);
+  }
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void MergedTree::BlockFree::operator()(void* p) const noexcept {
+  std::free(p);
+}
+
+void MergedTree::reserve(size_t n) {
+  if (n * 24 > names_cap_) grow_names(n * 24);  // untouched pages cost nothing
+  size_index(n);
+}
+
+void MergedTree::size_index(size_t n) {
+  if (n * 2 > index_size_) {
+    size_t want = std::bit_ceil(std::max<size_t>(1024, n * 2 + 2));
+    index_.reset(static_cast<uint64_t*>(alloc_block(want * sizeof(uint64_t))));
+    index_size_ = want;
+    std::memset(index_.get(), 0xff, want * sizeof(uint64_t));  // kEmpty
+    index_used_ = 0;
+    for (uint32_t i = 1; i < nodes_.size(); ++i)
+      if (nodes_[i].live) index_insert(i);
+  }
 }
 
 std::string MergedTree::path_of(uint32_t n) const {
@@ -85,18 +127,21 @@ TreeEntry MergedTree::view(uint32_t n) const {
   e.type = x.type;
   e.mode = x.mode;
   e.size = x.size;
-  e.rdev_major = x.rdev_major;
-  e.rdev_minor = x.rdev_minor;
-  e.link_target = std::string_view(names_.data() + x.link_off, x.link_len);
+  if (x.type == EntryType::CharDev || x.type == EntryType::BlockDev) {
+    e.size = 0;
+    e.rdev_major = static_cast<uint32_t>(x.size >> 32);
+    e.rdev_minor = static_cast<uint32_t>(x.size);
+  }
+  e.link_target = std::string_view(names_.get() + x.link_off, x.link_len);
   e.layer = layers_[x.layer];
   return e;
 }
 
 size_t MergedTree::slot_of(uint32_t parent, std::string_view name) const {
-  const size_t mask = index_.size() - 1;
+  const size_t mask = index_size_ - 1;
   const uint64_t h = hash_of(parent, name), tag = h >> 32;
   for (size_t i = h & mask;; i = (i + 1) & mask) {
-    const uint64_t s = index_[i];
+    const uint64_t s = index_.get()[i];
     if (s == kEmpty) return i;
     if (s == kTomb || s >> 32 != tag) continue;
     const auto n = static_cast<uint32_t>(s);
@@ -105,9 +150,33 @@ size_t MergedTree::slot_of(uint32_t parent, std::string_view name) const {
 }
 
 uint32_t MergedTree::child(uint32_t parent, std::string_view name) const {
-  if (index_.empty()) return kNone;
-  uint64_t s = index_[slot_of(parent, name)];
+  size_t slot;
+  return child_slot(parent, name, slot);
+}
+
+uint32_t MergedTree::child_slot(uint32_t parent, std::string_view name, size_t& slot) const {
+  slot = SIZE_MAX;
+  if (index_size_ == 0) return kNone;
+  slot = slot_of(parent, name);
+  uint64_t s = index_.get()[slot];
   return s == kEmpty ? kNone : static_cast<uint32_t>(s);
+}
+
+uint32_t MergedTree::append_name(std::string_view s) {
+  if (names_size_ + s.size() > UINT32_MAX) throw Error("", "image too large: its names exceed 4 GiB");
+  if (names_size_ + s.size() > names_cap_) grow_names(names_size_ + s.size());
+  std::memcpy(names_.get() + names_size_, s.data(), s.size());
+  const auto off = static_cast<uint32_t>(names_size_);
+  names_size_ += s.size();
+  return off;
+}
+
+void MergedTree::grow_names(size_t need) {
+  const size_t cap = std::max({need, names_cap_ * 2, size_t{64} << 10});
+  Block<char> bigger(static_cast<char*>(alloc_block(cap)));
+  if (names_size_) std::memcpy(bigger.get(), names_.get(), names_size_);
+  names_ = std::move(bigger);
+  names_cap_ = cap;
 }
 
 uint32_t MergedTree::find_node(std::string_view normalised) const {
@@ -120,21 +189,27 @@ uint32_t MergedTree::find_node(std::string_view normalised) const {
 }
 
 void MergedTree::grow_index() {
-  size_t want = std::bit_ceil(std::max<size_t>(1024, live_ * 4 + 4));
-  index_.assign(want, kEmpty);
-  index_used_ = 0;
-  for (uint32_t n = 1; n < nodes_.size(); ++n)
-    if (nodes_[n].live) index_insert(n);
+  size_index(std::max<size_t>(live_ * 2, index_size_));
 }
 
-void MergedTree::index_insert(uint32_t n) {
-  if ((index_used_ + 1) * 2 > index_.size()) grow_index();  // rebuilds, dropping tombstones
-  const size_t mask = index_.size() - 1;
+void MergedTree::index_insert(uint32_t n, size_t slot) {
+  uint64_t* index = index_.get();
   const uint64_t h = hash_of(nodes_[n].parent, name_of(n));
+  if ((index_used_ + 1) * 2 > index_size_) {
+    grow_index();  // rebuilds, dropping tombstones: the slot is stale
+    index = index_.get();
+    slot = SIZE_MAX;
+  }
+  if (slot != SIZE_MAX) {  // the empty slot a probe for this very name ended on
+    index[slot] = (h >> 32) << 32 | n;
+    ++index_used_;
+    return;
+  }
+  const size_t mask = index_size_ - 1;
   for (size_t i = h & mask;; i = (i + 1) & mask) {
-    if (index_[i] == kEmpty) ++index_used_;
-    if (index_[i] == kEmpty || index_[i] == kTomb) {
-      index_[i] = (h >> 32) << 32 | n;
+    if (index[i] == kEmpty) ++index_used_;
+    if (index[i] == kEmpty || index[i] == kTomb) {
+      index[i] = (h >> 32) << 32 | n;
       return;
     }
   }
@@ -143,38 +218,36 @@ void MergedTree::index_insert(uint32_t n) {
 void MergedTree::set(uint32_t n, const Entry& e, uint32_t layer) {
   Node& x = nodes_[n];
   x.type = e.type;
-  x.mode = e.mode;
-  x.size = e.size;
-  x.rdev_major = e.rdev_major;
-  x.rdev_minor = e.rdev_minor;
-  x.layer = layer;
+  x.mode = static_cast<uint16_t>(e.mode & 07777);
+  x.size = e.type == EntryType::CharDev || e.type == EntryType::BlockDev
+               ? uint64_t{e.rdev_major} << 32 | e.rdev_minor
+               : e.size;
+  x.layer = static_cast<uint16_t>(layer);
   if (e.link_target.empty()) {
     x.link_len = 0;
   } else if (x.link_len != e.link_target.size() ||
-             std::string_view(names_.data() + x.link_off, x.link_len) != e.link_target) {
-    if (names_.size() + e.link_target.size() > UINT32_MAX)
-      throw Error("", "image too large: its names exceed 4 GiB");
-    x.link_off = static_cast<uint32_t>(names_.size());
+             std::string_view(names_.get() + x.link_off, x.link_len) != e.link_target) {
+    x.link_off = append_name(e.link_target);
     x.link_len = static_cast<uint32_t>(e.link_target.size());
-    names_ += e.link_target;
   }
 }
 
-uint32_t MergedTree::add(uint32_t parent, std::string_view name, const Entry& e, uint32_t layer) {
-  if (names_.size() + name.size() > UINT32_MAX || nodes_.size() >= kNone - 1)
-    throw Error("", "image too large: more than 4 GiB of names or 4 billion entries");
+uint32_t MergedTree::add(uint32_t parent, std::string_view name, const Entry& e, uint32_t layer,
+                         size_t slot) {
+  if (nodes_.size() >= kNone - 1) throw Error("", "image too large: more than 4 billion entries");
   const auto n = static_cast<uint32_t>(nodes_.size());
-  Node x;
+  Node x{};
+  x.first_child = x.prev = kNone;
+  x.live = true;
   x.parent = parent;
-  x.name_off = static_cast<uint32_t>(names_.size());
+  x.name_off = append_name(name);
   x.name_len = static_cast<uint32_t>(name.size());
-  names_ += name;
   x.next = nodes_[parent].first_child;
   if (x.next != kNone) nodes_[x.next].prev = n;
   nodes_[parent].first_child = n;
   nodes_.push_back(x);
   set(n, e, layer);
-  index_insert(n);
+  index_insert(n, slot);
   ++live_;
   return n;
 }
@@ -186,7 +259,7 @@ void MergedTree::unlink(uint32_t n) {
   else
     nodes_[x.parent].first_child = x.next;
   if (x.next != kNone) nodes_[x.next].prev = x.prev;
-  index_[slot_of(x.parent, name_of(n))] = kTomb;
+  index_.get()[slot_of(x.parent, name_of(n))] = kTomb;
   x.live = false;
   x.prev = x.next = kNone;
   --live_;
@@ -227,7 +300,7 @@ std::optional<std::string> MergedTree::resolve(const std::string& path) const {
     for (;;) {
       if (next == kNone) return std::nullopt;
       const Node& x = nodes_[next];
-      const std::string_view link(names_.data() + x.link_off, x.link_len);
+      const std::string_view link(names_.get() + x.link_off, x.link_len);
       if (x.type == EntryType::Hardlink) {
         if (++hops > kMaxSymlinkHops) return std::nullopt;
         next = find_node(normalize_path(std::string(link)));
@@ -284,9 +357,15 @@ class TreeBuilder : public LayerVisitor {
   TreeBuilder(const WantFn& want, const CaptureFn& capture) : want_(want), capture_(capture) {}
 
   void begin_layer(const std::string& layer_id, size_t) override {
+    if (t_.layers_.size() > UINT16_MAX) throw Error("", "image has more than 65,535 layers");
     t_.layers_.push_back(layer_id);
     seq_ = static_cast<uint32_t>(t_.layers_.size() - 1);
     last_dir_.clear();
+  }
+
+  void expect_entries(uint64_t n) override {
+    // Capped: a hostile super block may claim billions; the index grows anyway.
+    t_.reserve(static_cast<size_t>(std::min<uint64_t>(n, 1u << 20)));
   }
 
   bool entry(const Entry& e) override {
@@ -295,13 +374,19 @@ class TreeBuilder : public LayerVisitor {
       apply_whiteout(parent_of(e.path), name);
       return false;
     }
+    // The index probe in place() nearly always misses the cache: start the
+    // load now and let the caller's want() (a pure function of the entry)
+    // run meanwhile.
+    if (e.path != "/" && t_.index_size_ && !last_dir_.empty() && parent_of(e.path) == last_dir_)
+      __builtin_prefetch(t_.index_.get() + (hash_of(last_dir_node_, name) & (t_.index_size_ - 1)));
+    const bool want = e.type == EntryType::File && want_ && want_(e);
     place(e);
     if (e.type == EntryType::Hardlink) {
       auto it = t_.captured.find(e.link_target);
       if (it != t_.captured.end()) t_.captured[e.path] = it->second;
       return false;
     }
-    return e.type == EntryType::File && want_ && want_(e);
+    return want;
   }
 
   bool may_want(const Entry& e) override { return e.type == EntryType::File && want_ && want_(e); }
@@ -354,7 +439,7 @@ class TreeBuilder : public LayerVisitor {
 
   void erase(uint32_t n) {
     last_dir_.clear();  // it may have been that directory (or below it)
-    const Node& x = t_.nodes_[n];
+    const TreeEntry x = t_.view(n);
     Entry r;
     r.path = t_.path_of(n);
     r.type = x.type;
@@ -362,8 +447,8 @@ class TreeBuilder : public LayerVisitor {
     r.size = x.size;
     r.rdev_major = x.rdev_major;
     r.rdev_minor = x.rdev_minor;
-    r.link_target = std::string(t_.names_.data() + x.link_off, x.link_len);
-    r.layer = t_.layers_[x.layer];
+    r.link_target = x.link_target;
+    r.layer = x.layer;
     t_.removed_by[r.path] = t_.layers_[seq_];
     if (!t_.captured.empty()) t_.captured.erase(r.path);
     t_.removed.push_back(std::move(r));
@@ -375,16 +460,18 @@ class TreeBuilder : public LayerVisitor {
   uint32_t ensure_dir(std::string_view dir) {
     uint32_t cur = 0;
     each_component(dir, [&](std::string_view part) {
-      uint32_t c = t_.child(cur, part);
+      size_t slot;
+      uint32_t c = t_.child_slot(cur, part, slot);
       if (c != kNone && !is_dir(c)) {
         erase(c);
         c = kNone;
+        slot = SIZE_MAX;  // the erase left a tombstone: probe again
       }
       if (c == kNone) {
         Entry d;
         d.type = EntryType::Dir;
         d.mode = 0755;
-        c = t_.add(cur, part, d, seq_);
+        c = t_.add(cur, part, d, seq_, slot);
       }
       cur = c;
       return true;
@@ -406,12 +493,13 @@ class TreeBuilder : public LayerVisitor {
     }
     const uint32_t p = last_dir_node_;
     const std::string_view name = base_of(e.path);
-    uint32_t c = t_.child(p, name);
+    size_t slot;
+    uint32_t c = t_.child_slot(p, name, slot);
     if (c == kNone) {
-      t_.add(p, name, e, seq_);
+      t_.add(p, name, e, seq_, slot);
     } else if (is_dir(c) != (e.type == EntryType::Dir)) {
       remove_subtree(c, /*lower_only=*/false);  // type change drops the subtree
-      t_.add(p, name, e, seq_);
+      t_.add(p, name, e, seq_, SIZE_MAX);
     } else {
       if (!t_.captured.empty()) t_.captured.erase(e.path);  // a new copy of the file: old facts are stale
       t_.set(c, e, seq_);

@@ -52,6 +52,8 @@ class MergedTree {
   std::vector<std::string> paths() const;
   /// Number of entries in the view, the root included.
   size_t size() const { return live_; }
+  /// Sizes the index for about n entries (a source that knows its count).
+  void reserve(size_t n);
 
   /// Entries present in some layer but deleted (or replaced by a different
   /// type) by a later one: what "all layers" scope sees and the final view
@@ -65,56 +67,74 @@ class MergedTree {
  private:
   friend class TreeBuilder;
   static constexpr uint32_t kNone = UINT32_MAX;
+  // 48 bytes. Devices keep (major << 32 | minor) in `size` (they have none).
   struct Node {
-    uint32_t parent = kNone;
-    uint32_t name_off = 0, name_len = 0;
-    uint32_t first_child = kNone, next = kNone, prev = kNone;
-    uint32_t link_off = 0, link_len = 0;
-    uint32_t layer = 0;  ///< index into layers_: the walk's layer sequence, not the id
-    uint32_t rdev_major = 0, rdev_minor = 0;
-    uint64_t size = 0;
-    uint32_t mode = 0;
-    EntryType type = EntryType::File;
-    bool live = true;
+    uint32_t parent, name_off, name_len;
+    uint32_t first_child, next, prev;
+    uint32_t link_off, link_len;
+    uint64_t size;
+    uint16_t layer;  ///< index into layers_: the walk's layer sequence, not the id
+    uint16_t mode;   ///< permission bits (07777)
+    EntryType type;
+    bool live;
   };
+  static_assert(sizeof(Node) == 48);
 
   std::string_view name_of(uint32_t n) const {
-    return {names_.data() + nodes_[n].name_off, nodes_[n].name_len};
+    return {names_.get() + nodes_[n].name_off, nodes_[n].name_len};
   }
   std::string path_of(uint32_t n) const;
   TreeEntry view(uint32_t n) const;
   uint32_t child(uint32_t parent, std::string_view name) const;
   uint32_t find_node(std::string_view normalised) const;
   // Mutation (TreeBuilder).
-  uint32_t add(uint32_t parent, std::string_view name, const Entry& e, uint32_t layer);
+  /// Adds a child; `slot` is the empty index slot child_slot() found for it.
+  uint32_t add(uint32_t parent, std::string_view name, const Entry& e, uint32_t layer, size_t slot);
+  /// child(), also giving the index slot probed last (the free one on a miss).
+  uint32_t child_slot(uint32_t parent, std::string_view name, size_t& slot) const;
+  uint32_t append_name(std::string_view s);
+  void grow_names(size_t need);
   void set(uint32_t n, const Entry& e, uint32_t layer);
   void unlink(uint32_t n);
-  void index_insert(uint32_t n);
+  void index_insert(uint32_t n, size_t slot = SIZE_MAX);
   void grow_index();
+  void size_index(size_t n);  ///< rebuilds the index for about n entries
   size_t slot_of(uint32_t parent, std::string_view name) const;
 
-  // Nodes in fixed chunks: growing never copies them (nor faults twice).
+  /// Memory for the big flat arrays: 2 MiB aligned and marked for
+  /// transparent huge pages when large, so filling tens of MB costs a few
+  /// page faults rather than thousands (they dominated on small VMs).
+  struct BlockFree {
+    void operator()(void* p) const noexcept;
+  };
+  template <typename T>
+  using Block = std::unique_ptr<T, BlockFree>;
+  static void* alloc_block(size_t bytes);
+
+  // Nodes in fixed chunks: growing never copies them.
   class Nodes {
    public:
-    Node& operator[](uint32_t n) { return chunks_[n >> kShift][n & kMask]; }
-    const Node& operator[](uint32_t n) const { return chunks_[n >> kShift][n & kMask]; }
+    Node& operator[](uint32_t n) { return chunks_[n >> kShift].get()[n & kMask]; }
+    const Node& operator[](uint32_t n) const { return chunks_[n >> kShift].get()[n & kMask]; }
     size_t size() const { return size_; }
     void push_back(const Node& x) {
-      if ((size_ & kMask) == 0) chunks_.push_back(std::make_unique<Node[]>(kMask + 1));
+      if ((size_ & kMask) == 0) chunks_.emplace_back(static_cast<Node*>(alloc_block(sizeof(Node) << kShift)));
       (*this)[static_cast<uint32_t>(size_++)] = x;
     }
 
    private:
-    static constexpr uint32_t kShift = 14, kMask = (1u << kShift) - 1;
-    std::vector<std::unique_ptr<Node[]>> chunks_;
+    static constexpr uint32_t kShift = 15, kMask = (1u << kShift) - 1;
+    std::vector<Block<Node>> chunks_;
     size_t size_ = 0;
   };
   Nodes nodes_;
-  std::string names_;  ///< every name and link target, back to back
+  Block<char> names_;  ///< every name and link target, back to back
+  size_t names_size_ = 0, names_cap_ = 0;
   std::vector<std::string> layers_{""};
   /// Open addressing, linear probing: (hash's high 32 bits << 32) | node,
   /// so most probes never touch a node; kEmpty or kTomb.
-  std::vector<uint64_t> index_;
+  Block<uint64_t> index_;
+  size_t index_size_ = 0;  ///< slots (a power of two, or 0)
   size_t index_used_ = 0;  ///< slots holding a node or a tombstone
   size_t live_ = 0;
 };

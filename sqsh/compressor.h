@@ -29,4 +29,9 @@ CompressorPtr create_store_compressor(const sqfs_compressor_config_t& cfg);
 /// compresses the shorter fragment blocks. Null on allocation failure.
 CompressorPtr create_raw_data_compressor(const sqfs_compressor_t& inner, uint32_t block_size);
 
+/// A copy of decompressor `inner` that keeps the last meta data blocks it
+/// decompressed (direct-mapped, keyed by the exact compressed bytes), for the
+/// inode and directory readers of a walk. Null on allocation failure.
+CompressorPtr create_meta_cache_decompressor(const sqfs_compressor_t& inner);
+
 }  // namespace trainimg::sqsh

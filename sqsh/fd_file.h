@@ -20,4 +20,11 @@ FilePtr make_fd_file(int fd, bool read_only, bool own);
 /// errno of the last failed read/write/truncate on a file made above (0 if none).
 int fd_file_errno(const sqfs_file_t* f);
 
+/// Reads bytes [lo, hi) of a read-only file made above into memory once, so
+/// later reads inside that range cost no system call (the meta data tables,
+/// which a walk reads block by block in no file order). Does nothing and
+/// returns false when the range is empty, larger than max_bytes, already
+/// preloaded, or cannot be read (reads then fail where they would anyway).
+bool fd_file_preload(sqfs_file_t* f, uint64_t lo, uint64_t hi, uint64_t max_bytes);
+
 }  // namespace trainimg::sqsh

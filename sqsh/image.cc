@@ -30,7 +30,9 @@ std::string hex(uint64_t v) {
 
 }  // namespace
 
-void Image::Impl::fail(const std::string& message) const { throw Error(path, message); }
+void Image::Impl::fail(const std::string& message) const {
+  throw Error(path, message);
+}
 
 void Image::Impl::check_rc(int rc, const std::string& action) const {
   if (rc >= 0) return;
@@ -75,34 +77,45 @@ void Image::Impl::validate_super() {
     fail("truncated image: the super block says " + std::to_string(s.bytes_used) +
          " bytes are used (field at offset 40), the file has " + std::to_string(file_size));
   }
-  if (s.bytes_used < sizeof(sqfs_super_t)) bad("bytes_used " + std::to_string(s.bytes_used) + " is too small", 40);
+  if (s.bytes_used < sizeof(sqfs_super_t))
+    bad("bytes_used " + std::to_string(s.bytes_used) + " is too small", 40);
   uint64_t end = s.bytes_used;
   if (s.inode_table_start < sizeof(sqfs_super_t) || s.inode_table_start >= end)
     bad("inode table start " + hex(s.inode_table_start) + " lies outside the image", 64);
   if (s.directory_table_start <= s.inode_table_start || s.directory_table_start >= end)
-    bad("directory table start " + hex(s.directory_table_start) + " is not after the inode table and inside the image", 72);
+    bad("directory table start " + hex(s.directory_table_start) +
+            " is not after the inode table and inside the image",
+        72);
   if (s.id_table_start <= s.directory_table_start || s.id_table_start >= end)
-    bad("id table start " + hex(s.id_table_start) + " is not after the directory table and inside the image", 48);
+    bad("id table start " + hex(s.id_table_start) + " is not after the directory table and inside the image",
+        48);
   if (s.fragment_table_start != kNone &&
       (s.fragment_table_start <= s.directory_table_start || s.fragment_table_start >= s.id_table_start))
-    bad("fragment table start " + hex(s.fragment_table_start) + " is not between the directory and id tables", 80);
+    bad("fragment table start " + hex(s.fragment_table_start) + " is not between the directory and id tables",
+        80);
   if (s.export_table_start != kNone &&
       (s.export_table_start <= s.directory_table_start || s.export_table_start >= s.id_table_start))
-    bad("export table start " + hex(s.export_table_start) + " is not between the directory and id tables", 88);
-  if (s.xattr_id_table_start != kNone && (s.xattr_id_table_start <= s.id_table_start || s.xattr_id_table_start >= end))
-    bad("xattr table start " + hex(s.xattr_id_table_start) + " is not after the id table and inside the image", 56);
+    bad("export table start " + hex(s.export_table_start) + " is not between the directory and id tables",
+        88);
+  if (s.xattr_id_table_start != kNone &&
+      (s.xattr_id_table_start <= s.id_table_start || s.xattr_id_table_start >= end))
+    bad("xattr table start " + hex(s.xattr_id_table_start) +
+            " is not after the id table and inside the image",
+        56);
   if ((s.root_inode_ref >> 16) >= s.directory_table_start - s.inode_table_start ||
       (s.root_inode_ref & 0xFFFF) >= SQFS_META_BLOCK_SIZE)
     bad("root inode reference " + hex(s.root_inode_ref) + " points outside the inode table", 32);
   if (s.fragment_entry_count > 0 && s.fragment_table_start != kNone) {
     // The fragment table's index (one u64 per 8 KiB meta block of 16-byte
     // entries) must fit before the next table: bounds what libsquashfs allocates.
-    uint64_t blocks = (uint64_t{s.fragment_entry_count} * 16 + SQFS_META_BLOCK_SIZE - 1) / SQFS_META_BLOCK_SIZE;
+    uint64_t blocks =
+        (uint64_t{s.fragment_entry_count} * 16 + SQFS_META_BLOCK_SIZE - 1) / SQFS_META_BLOCK_SIZE;
     uint64_t upper = s.export_table_start != kNone && s.export_table_start > s.fragment_table_start
                          ? s.export_table_start
                          : s.id_table_start;
     if (blocks * 8 > upper - s.fragment_table_start)
-      bad("fragment count " + std::to_string(s.fragment_entry_count) + " does not fit the fragment table", 16);
+      bad("fragment count " + std::to_string(s.fragment_entry_count) + " does not fit the fragment table",
+          16);
   }
   if (s.inode_count == 0) bad("inode count is 0", 4);
 }
@@ -139,11 +152,19 @@ void Image::Impl::open_tables() {
   uint64_t dir_limit = super.id_table_start;
   if (super.fragment_table_start != kNone) dir_limit = std::min(dir_limit, super.fragment_table_start);
   if (super.export_table_start != kNone) dir_limit = std::min(dir_limit, super.export_table_start);
-  inodes.reset(check_alloc(
-      sqfs_meta_reader_create(file.get(), cmp.get(), super.inode_table_start, super.directory_table_start),
-      "creating inode reader", path));
-  dirs.reset(check_alloc(sqfs_meta_reader_create(file.get(), cmp.get(), super.directory_table_start, dir_limit),
-                         "creating directory reader", path));
+  // The inode and directory tables are read block by block in walk order,
+  // not file order: one read of them all saves a system call per block.
+  // Capped so that memory stays bounded for huge images (they read as before).
+  constexpr uint64_t kMaxPreload = 32u << 20;
+  fd_file_preload(file.get(), super.inode_table_start, dir_limit, kMaxPreload);
+  meta_cmp = create_meta_cache_decompressor(*cmp);
+  if (!meta_cmp) fail("out of memory creating the meta data cache");
+  inodes.reset(check_alloc(sqfs_meta_reader_create(file.get(), meta_cmp.get(), super.inode_table_start,
+                                                   super.directory_table_start),
+                           "creating inode reader", path));
+  dirs.reset(
+      check_alloc(sqfs_meta_reader_create(file.get(), meta_cmp.get(), super.directory_table_start, dir_limit),
+                  "creating directory reader", path));
 
   data.reset(check_alloc(sqfs_data_reader_create(file.get(), super.block_size, cmp.get(), 0),
                          "creating data reader", path));
@@ -196,7 +217,11 @@ Image::Image(int fd, const std::string& name) : impl_(std::make_unique<Impl>()) 
 
 Image::~Image() = default;
 
-const ImageInfo& Image::info() const { return impl_->info; }
-const std::string& Image::path() const { return impl_->path; }
+const ImageInfo& Image::info() const {
+  return impl_->info;
+}
+const std::string& Image::path() const {
+  return impl_->path;
+}
 
 }  // namespace trainimg::sqsh

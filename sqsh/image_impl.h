@@ -21,6 +21,7 @@ struct Image::Impl {
   uint64_t file_size = 0;
   sqfs_super_t super{};
   CompressorPtr cmp;
+  CompressorPtr meta_cmp;  ///< cmp with a block cache: the inode and directory readers
   IdTablePtr ids;
   MetaReaderPtr inodes, dirs;
   DataReaderPtr data;

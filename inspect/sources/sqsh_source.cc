@@ -30,8 +30,8 @@ EntryType entry_type(sqsh::NodeType t) {
   return EntryType::File;
 }
 
-Entry to_entry(const sqsh::Node& n) {
-  Entry e;
+// Fills e from n, reusing e's buffers (one Entry serves the whole walk).
+void fill_entry(const sqsh::Node& n, Entry& e) {
   e.path = n.path;
   e.type = entry_type(n.type);
   e.mode = n.mode;
@@ -42,9 +42,11 @@ Entry to_entry(const sqsh::Node& n) {
   e.rdev_major = n.rdev_major;
   e.rdev_minor = n.rdev_minor;
   e.link_target = n.link_target;
-  e.xattrs = n.xattrs;
-  e.layer = kLayer;
-  return e;
+  if (n.xattrs.empty())
+    e.xattrs.clear();
+  else
+    e.xattrs = n.xattrs;
+  if (e.layer != kLayer) e.layer = kLayer;
 }
 
 class Content : public ContentReader {
@@ -62,7 +64,7 @@ class Bridge : public sqsh::Visitor {
  public:
   explicit Bridge(LayerVisitor& v) : v_(v) {}
   bool entry(const sqsh::Node& n) override {
-    current_ = to_entry(n);
+    fill_entry(n, current_);
     return v_.entry(current_);
   }
   void content(const sqsh::Node&, sqsh::FileReader& r) override {
@@ -105,6 +107,7 @@ class SqshSource : public ImageSource {
   }
 
   void walk(LayerVisitor& v) override {
+    v.expect_entries(image_.info().inode_count);
     v.begin_layer(kLayer, 0);
     Bridge b(v);
     image_.walk(b);
@@ -141,7 +144,8 @@ std::vector<std::string> split_shell_words(const std::string& line) {
             case 'n': cur += '\n'; break;
             case 't': cur += '\t'; break;
             case 'r': cur += '\r'; break;
-            case 'e': case 'E': cur += '\x1b'; break;
+            case 'e':
+            case 'E': cur += '\x1b'; break;
             case 'x': {
               std::string h;
               while (h.size() < 2 && i + 1 < line.size() && hex(line[i + 1])) h += line[++i];
@@ -166,7 +170,9 @@ std::vector<std::string> split_shell_words(const std::string& line) {
       in_word = true;
       ++i;
       while (i < line.size() && line[i] != '"') {
-        if (line[i] == '\\' && i + 1 < line.size() && std::string_view("\"\\$`").find(line[i + 1]) != std::string_view::npos) ++i;
+        if (line[i] == '\\' && i + 1 < line.size() &&
+            std::string_view("\"\\$`").find(line[i + 1]) != std::string_view::npos)
+          ++i;
         cur += line[i++];
       }
       ++i;
@@ -184,7 +190,8 @@ std::vector<std::string> split_shell_words(const std::string& line) {
   return words;
 }
 
-ImageConfig parse_enroot_config(const std::string& environment, const std::string& rc, const std::string& fstab) {
+ImageConfig parse_enroot_config(const std::string& environment, const std::string& rc,
+                                const std::string& fstab) {
   ImageConfig c;
   for (const auto& l : lines_of(environment)) {
     if (!l.empty()) c.env.push_back(l);
