@@ -114,16 +114,17 @@ class MergedTree {
   // Nodes in fixed chunks: growing never copies them.
   class Nodes {
    public:
-    Node& operator[](uint32_t n) { return chunks_[n >> kShift].get()[n & kMask]; }
-    const Node& operator[](uint32_t n) const { return chunks_[n >> kShift].get()[n & kMask]; }
+    Node& operator[](uint32_t n) { return chunks_[n / kPerChunk].get()[n % kPerChunk]; }
+    const Node& operator[](uint32_t n) const { return chunks_[n / kPerChunk].get()[n % kPerChunk]; }
     size_t size() const { return size_; }
     void push_back(const Node& x) {
-      if ((size_ & kMask) == 0) chunks_.emplace_back(static_cast<Node*>(alloc_block(sizeof(Node) << kShift)));
+      if (size_ % kPerChunk == 0) chunks_.emplace_back(static_cast<Node*>(alloc_block(sizeof(Node) * kPerChunk)));
       (*this)[static_cast<uint32_t>(size_++)] = x;
     }
 
    private:
-    static constexpr uint32_t kShift = 15, kMask = (1u << kShift) - 1;
+    // One 2 MiB huge page per chunk, filled (a division by a constant is a multiply).
+    static constexpr uint32_t kPerChunk = (2u << 20) / sizeof(Node);
     std::vector<Block<Node>> chunks_;
     size_t size_ = 0;
   };
