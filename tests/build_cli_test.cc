@@ -394,11 +394,12 @@ TEST_F(BuildCli, FakeEfaInstallerBuildSqshImportsThePublishedImageAndPrintsItsIn
   write("Dockerfile", seed_dockerfile() + "ENV NCCL_NET_PLUGIN=ofi\n");
   fs::path out = scratch_ / "shared" / "img.sqsh";
   fs::create_directories(out.parent_path());
-  // SOURCE_DATE_EPOCH: the daemon's export carries files the container
-  // create stamps with the clock (/etc/hosts …); clamped, the bytes repeat.
-  const std::string sde = "SOURCE_DATE_EPOCH=1700000000 ";
+  // No SOURCE_DATE_EPOCH: the import's reference time is the image's
+  // `created`, not the clock of the container it exports (/etc/hosts …).
+  const std::string no_sde = "env -u SOURCE_DATE_EPOCH ";
   Result r = trainimg(
-      "build Dockerfile -t trainimg-test-fake-efa:sqsh --progress none --sqsh " + quote(out.string()), sde);
+      "build Dockerfile -t trainimg-test-fake-efa:sqsh --progress none --sqsh " + quote(out.string()),
+      no_sde);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_TRUE(r.out.starts_with("built sha256:")) << r.out;
   EXPECT_TRUE(contains(r.out, "\n" + out.string() + "\n  ")) << r.out;
@@ -428,10 +429,21 @@ TEST_F(BuildCli, FakeEfaInstallerBuildSqshImportsThePublishedImageAndPrintsItsIn
   EXPECT_EQ(refused.rc, 2) << refused.out << refused.err;
   EXPECT_TRUE(contains(refused.err, "img.sqsh")) << refused.err;
   EXPECT_EQ(slurp(out), before);
-  // ...unless --force, which replaces it atomically (same image: same bytes).
-  Result forced = trainimg("build Dockerfile --progress none --force --sqsh " + quote(out.string()), sde);
+  // ...unless --force, which replaces it atomically (same image: same bytes,
+  // though its container is created in another second of the clock).
+  ::usleep(1100000);
+  Result forced = trainimg("build Dockerfile --progress none --force --sqsh " + quote(out.string()), no_sde);
   EXPECT_EQ(forced.rc, 0) << forced.err;
-  EXPECT_EQ(slurp(out), before);
+  EXPECT_TRUE(slurp(out) == before) << "the same image imported again differs (" << before.size()
+                                    << " bytes before)";
+  EXPECT_EQ(nlohmann::json::parse(slurp(out.string() + ".json"))["reference_mtime"]["from"], "image_created");
+  // SOURCE_DATE_EPOCH still decides when set: enroot's files carry it.
+  Result sde = trainimg("build Dockerfile --progress none --force --sqsh " + quote(out.string()),
+                        "SOURCE_DATE_EPOCH=1700000000 ");
+  EXPECT_EQ(sde.rc, 0) << sde.err;
+  EXPECT_TRUE(slurp(out) != before);
+  Result ls = sh("unsquashfs -lls -UTC " + quote(out.string()) + " etc/rc", scratch_);
+  EXPECT_TRUE(contains(ls.out, " 2023-11-14 22:13 squashfs-root/etc/rc\n")) << ls.out;
 }
 
 TEST_F(BuildCli, BuildSqshJsonEventsEndWithTheVerdict) {

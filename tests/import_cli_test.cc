@@ -117,6 +117,53 @@ TEST(ImportCli, SigintMidImportExits130AndLeavesNoFileBehind) {
   EXPECT_NE(err.find("error: interrupted by SIGINT"), std::string::npos) << err;
 }
 
+// `unsquashfs -lls -UTC` lines as "DATE TIME PATH" (no mode, owner, size).
+std::string times(const std::string& img) {
+  return sh("unsquashfs -lls -UTC " + img + " | awk '$6 ~ /^squashfs-root/ {print $4, $5, $6}'").out;
+}
+
+TEST(ImportCli, DockerdImportRepeatsByteForByteWithoutSourceDateEpoch) {
+  if (sh("docker info >/dev/null 2>&1").rc != 0) GTEST_SKIP() << "needs a running dockerd";
+  Tmp t;
+  // A tiny image from a rootfs, offline; its `created` is the import's time.
+  const std::string tag = "trainimg-import-cli-repro:" + std::to_string(::getpid());
+  Result mk = sh("mkdir -p " + t / "root/bin" + " && echo hi > " + t / "root/bin/hello" +
+                 " && touch -d @1600000000 " + t / "root/bin/hello" + " " + t / "root/bin" + " && tar -C " +
+                 t / "root" + " -cf " + t / "r.tar" + " . && docker import -c 'CMD [\"/bin/hello\"]' " +
+                 t / "r.tar" + " " + tag + " >/dev/null && docker image inspect -f '{{.Created}}' " + tag);
+  ASSERT_EQ(mk.rc, 0) << mk.out;
+  struct Rmi {
+    std::string tag;
+    ~Rmi() { sh("docker rmi -f " + tag + " >/dev/null 2>&1"); }
+  } rmi{tag};
+  const std::string created =
+      sh("date -u -d '" + mk.out.substr(0, mk.out.find('\n')) + "' '+%Y-%m-%d %H:%M'").out;
+  ASSERT_EQ(created.size(), 17u) << created;
+  const std::string at = created.substr(0, 16);
+
+  const std::string import =
+      "env -u SOURCE_DATE_EPOCH " + kBin + " import --progress none dockerd://" + tag + " -o ";
+  ASSERT_EQ(sh(import + t / "a.sqsh" + " >/dev/null 2>&1").rc, 0);
+  ::usleep(1100000);  // the second container is created in another second
+  ASSERT_EQ(sh(import + t / "b.sqsh" + " >/dev/null 2>&1").rc, 0);
+  EXPECT_EQ(sh("cmp " + t / "a.sqsh" + " " + t / "b.sqsh" + " 2>&1").out, "");
+  std::string ls = times(t / "a.sqsh");
+  for (const char* p : {"etc", "etc/hosts", "etc/rc", "etc/environment", "dev", "proc", "sys"})
+    EXPECT_NE(ls.find(at + " squashfs-root/" + std::string(p) + "\n"), std::string::npos) << p << "\n" << ls;
+  EXPECT_NE(ls.find("2020-09-13 12:26 squashfs-root/bin/hello\n"), std::string::npos) << ls;
+
+  // SOURCE_DATE_EPOCH still decides when set.
+  ASSERT_EQ(sh("SOURCE_DATE_EPOCH=1700000000 " + kBin + " import --progress none dockerd://" + tag + " -o " +
+               t / "c.sqsh" + " >/dev/null 2>&1")
+                .rc,
+            0);
+  ls = times(t / "c.sqsh");
+  for (const char* p : {"etc", "etc/hosts", "etc/rc", "dev"})
+    EXPECT_NE(ls.find("2023-11-14 22:13 squashfs-root/" + std::string(p) + "\n"), std::string::npos)
+        << p << ls;
+  EXPECT_NE(ls.find("2020-09-13 12:26 squashfs-root/bin/hello\n"), std::string::npos) << ls;
+}
+
 TEST(ImportCli, PyxisImporterGetPrintsThePathFirstAndReleaseIsIdempotent) {
   Tmp t;
   make_rootfs(t / "root");

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "common/error.h"
 #include "common/fd.h"
@@ -31,6 +32,23 @@ void check_image_name(const std::string& name, const std::string& uri) {
                 "expected dockerd://IMAGE[:TAG] with letters, digits and / . _ : - @ only");
 }
 
+// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's
+// days_from_civil).
+int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<int64_t>(doe) - 719468;
+}
+
+int64_t days_in_month(int64_t y, int64_t m) {
+  static constexpr int64_t kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+  return m == 2 && leap ? 29 : kDays[m - 1];
+}
+
 std::string random_token() {
   unsigned char b[8] = {};
   UniqueFd fd(::open("/dev/urandom", O_RDONLY | O_CLOEXEC));
@@ -40,6 +58,62 @@ std::string random_token() {
                 b[2], b[3], b[4], b[5], b[6], b[7]);
   return out;
 }
+
+}  // namespace
+
+std::optional<int64_t> parse_rfc3339(const std::string& s) {
+  size_t i = 0;
+  auto digits = [&](size_t n) -> int64_t {  // n digits at i, or -1
+    if (i + n > s.size()) return -1;
+    int64_t v = 0;
+    for (size_t k = 0; k < n; ++k, ++i) {
+      if (s[i] < '0' || s[i] > '9') return -1;
+      v = v * 10 + (s[i] - '0');
+    }
+    return v;
+  };
+  auto sep = [&](char c) { return i < s.size() && s[i++] == c; };
+  int64_t y = digits(4);
+  if (y < 0 || !sep('-')) return std::nullopt;
+  int64_t mo = digits(2);
+  if (mo < 1 || mo > 12 || !sep('-')) return std::nullopt;
+  int64_t d = digits(2);
+  if (d < 1 || d > days_in_month(y, mo) || !sep('T')) return std::nullopt;
+  int64_t h = digits(2);
+  if (h < 0 || h > 23 || !sep(':')) return std::nullopt;
+  int64_t mi = digits(2);
+  if (mi < 0 || mi > 59 || !sep(':')) return std::nullopt;
+  int64_t sec = digits(2);
+  if (sec < 0 || sec > 60) return std::nullopt;  // 60: a leap second
+  if (i < s.size() && s[i] == '.') {
+    size_t start = ++i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    if (i == start) return std::nullopt;
+  }
+  int64_t offset = 0;
+  if (i < s.size() && s[i] == 'Z') {
+    ++i;
+  } else if (i < s.size() && (s[i] == '+' || s[i] == '-')) {
+    int64_t sign = s[i++] == '-' ? -1 : 1;
+    int64_t oh = digits(2);
+    if (oh < 0 || oh > 23 || !sep(':')) return std::nullopt;
+    int64_t om = digits(2);
+    if (om < 0 || om > 59) return std::nullopt;
+    offset = sign * (oh * 3600 + om * 60);
+  } else {
+    return std::nullopt;
+  }
+  if (i != s.size()) return std::nullopt;
+  int64_t days = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  return days * 86400 + h * 3600 + mi * 60 + sec - offset;
+}
+
+int64_t image_created(const std::string& created) {
+  std::optional<int64_t> t = parse_rfc3339(created);
+  return t && *t > 0 ? *t : 0;
+}
+
+namespace {
 
 class StreamBytes : public inspect::ByteSource {
  public:
@@ -114,7 +188,11 @@ class DockerdExport : public inspect::ImageSource {
       if (at != std::string::npos) desc_.digest = rd.substr(at + 1);
     }
     desc_.layers = {"export"};
+    const json created = j.value("Created", json());
+    created_ = image_created(created.is_string() ? created.get<std::string>() : "");
   }
+
+  int64_t created() const { return created_; }
 
   inspect::ImageDescription describe() override { return desc_; }
 
@@ -130,13 +208,16 @@ class DockerdExport : public inspect::ImageSource {
   std::string image_, uri_;
   inspect::engine::Engine engine_;
   inspect::ImageDescription desc_;
+  int64_t created_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<inspect::ImageSource> open_dockerd_export(const std::string& image) {
+std::unique_ptr<inspect::ImageSource> open_dockerd_export(const std::string& image, int64_t& created) {
   check_image_name(image, "dockerd://" + image);
-  return std::make_unique<DockerdExport>(image);
+  auto src = std::make_unique<DockerdExport>(image);
+  created = src->created();
+  return src;
 }
 
 }  // namespace trainimg::builder

@@ -11,9 +11,18 @@
 // enroot sees it, and no layer is kept or read twice. The container is removed
 // through a prune filtered on its own unique label: the Engine client speaks
 // GET and POST only, and the filter can match nothing else.
+//
+// The export is the image plus what `docker create` wrote: Docker's init
+// layer (/.dockerenv, /dev/*, /etc/hosts, /etc/hostname, /etc/resolv.conf,
+// /etc/mtab, and so the /etc and /dev directories; /proc and /sys when the
+// image lacks them) and a missing WORKDIR with the directory above it, all
+// stamped with the clock. The import therefore takes its reference time from
+// the image (`created`, see image_created()), not from the export's mtimes.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "inspect/source.h"
@@ -23,6 +32,19 @@ namespace trainimg::builder {
 /// `image` is what follows "dockerd://". Reads the config now (throws Error
 /// for an unknown image or an unreachable daemon). walk() offers one layer,
 /// id "export"; each call creates, exports and removes its own container.
-std::unique_ptr<inspect::ImageSource> open_dockerd_export(const std::string& image);
+/// `created` is set to the image's creation time (image_created() of the
+/// `Created` field GET /images/{name}/json reports, i.e. the config's
+/// `created`).
+std::unique_ptr<inspect::ImageSource> open_dockerd_export(const std::string& image, int64_t& created);
+
+/// An RFC 3339 time as Docker writes it ("2026-12-03T07:37:42.724169957Z",
+/// or with a "+HH:MM"/"-HH:MM" offset) in whole seconds since 1970, the
+/// fraction dropped. nullopt for anything else.
+std::optional<int64_t> parse_rfc3339(const std::string& s);
+
+/// The image's creation time in seconds, for the import's reference time: the
+/// parsed `created`, or 0 when it is absent, unparsable or before 1970
+/// (Docker reports an image without `created` as 0001-01-01T00:00:00Z).
+int64_t image_created(const std::string& created);
 
 }  // namespace trainimg::builder

@@ -34,6 +34,13 @@ void enroot_fixup(Entry& e, const FixupOptions& opt) {
   if (!opt.keep_xattrs) e.xattrs.clear();
 }
 
+bool docker_create_writes(const std::string& path) {
+  for (const char* p :
+       {"/.dockerenv", "/dev", "/etc", "/etc/hostname", "/etc/hosts", "/etc/resolv.conf", "/etc/mtab"})
+    if (path == p) return true;
+  return path.starts_with("/dev/");
+}
+
 Entry make_dir(const std::string& path, int64_t mtime) {
   Entry e;
   e.path = path;

@@ -47,6 +47,14 @@ void enroot_fixup(inspect::Entry& e, const FixupOptions& opt);
 /// `docker export` on overlay2. `mtime` is given to all of them.
 std::vector<inspect::Entry> docker_init_layer(int64_t mtime);
 
+/// True for the paths whose entry in dockerd's container export `docker
+/// create` always writes itself, whatever the image has there, and so stamps
+/// with the clock: /.dockerenv, /dev and everything below it, /etc (its init
+/// layer's copy hides the image's), /etc/hostname, /etc/hosts,
+/// /etc/resolv.conf and /etc/mtab. Not /proc and /sys: the export shows the
+/// image's when it has them (checked with `docker export` on overlay2).
+bool docker_create_writes(const std::string& path);
+
 /// A directory entry owned by root with mode 0755 (what `mkdir -p` makes).
 inspect::Entry make_dir(const std::string& path, int64_t mtime);
 /// A regular file entry of `size` bytes, root-owned.

@@ -74,5 +74,14 @@ TEST(EnrootFixup, DockerInitLayerMatchesDockerExport) {
   EXPECT_EQ(init[7].link_target, "/proc/mounts");
 }
 
+TEST(EnrootFixup, DockerCreateWritesTheInitFilesEtcAndDevButNotProcOrSys) {
+  for (const char* p : {"/.dockerenv", "/dev", "/dev/pts", "/dev/console", "/etc", "/etc/hostname",
+                        "/etc/hosts", "/etc/resolv.conf", "/etc/mtab"})
+    EXPECT_TRUE(docker_create_writes(p)) << p;
+  // The image's own, when it has them (a missing one is left to the clamp).
+  for (const char* p : {"/proc", "/sys", "/", "/etc/passwd", "/etc/hosts.allow", "/device", "/devx/a", "/w"})
+    EXPECT_FALSE(docker_create_writes(p)) << p;
+}
+
 }  // namespace
 }  // namespace trainimg::builder

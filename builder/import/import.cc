@@ -10,6 +10,15 @@
 // that stream later replace or delete a file already written (a duplicate
 // tar member), the output is thrown away and the source walked again in two
 // passes, so the image never carries dead bytes.
+//
+// Times. One reference time is the mtime of every file and directory the
+// import generates: SOURCE_DATE_EPOCH when set; else, for dockerd://, the
+// image's `created` (the export also carries what `docker create` wrote, with
+// the clock's time, so its mtimes cannot be the reference); else the newest
+// mtime of the merged image. When the reference comes from SOURCE_DATE_EPOCH
+// or `created`, every later mtime is clamped to it, and for dockerd:// the
+// entries `docker create` always writes get it, so the output is a function
+// of the image alone (docs/import.md, "Reproducibility").
 #include <unistd.h>
 
 #include <algorithm>
@@ -67,8 +76,9 @@ sqsh::NodeType node_type(EntryType t) {
 
 uint32_t clamp_time(int64_t t) { return static_cast<uint32_t>(std::clamp<int64_t>(t, 0, UINT32_MAX)); }
 
-sqsh::Node to_node(Entry e, const FixupOptions& fix) {
+sqsh::Node to_node(Entry e, const FixupOptions& fix, std::optional<int64_t> clamp) {
   enroot_fixup(e, fix);
+  if (clamp && e.mtime > *clamp) e.mtime = *clamp;
   sqsh::Node n;
   n.path = e.path;
   n.type = node_type(e.type);
@@ -112,7 +122,14 @@ struct Job {
   inspect::ImageDescription desc;
   bool daemon_export = false;  ///< dockerd's flattened export: init layer already in it
   FixupOptions fix;
-  ImportProgress prog;
+  /// The reference time when known before the walk (SOURCE_DATE_EPOCH, or the
+  /// image's `created` for dockerd://): later mtimes are clamped to it.
+  std::optional<int64_t> clamp;
+  const char* reference_from = nullptr;  ///< for the sidecar
+  int64_t reference = 0;                 ///< set by reference_time()
+  ImportProgress prog{};
+
+  sqsh::Node node(const Entry& e) const { return to_node(e, fix, clamp); }
 
   void report(const std::string& phase) {
     prog.phase = phase;
@@ -181,7 +198,7 @@ class DataPass : public inspect::LayerVisitor {
   void content(const Entry& e, inspect::ContentReader& r) override {
     if (!current_) return;
     (void)e;
-    copy_content(job_, w_, to_node(current_->entry, job_.fix), r);
+    copy_content(job_, w_, job_.node(current_->entry), r);
     written_.insert(current_->entry.path);
     current_ = nullptr;
   }
@@ -211,7 +228,7 @@ class OnePass : public inspect::LayerVisitor {
     return true;
   }
   void content(const Entry& e, inspect::ContentReader& r) override {
-    copy_content(job_, w_, to_node(e, job_.fix), r);
+    copy_content(job_, w_, job_.node(e), r);
     written_[pending_] = e.path;
   }
   const std::unordered_map<uint64_t, std::string>& written() const { return written_; }
@@ -232,11 +249,22 @@ int64_t newest_mtime(const MergedView& v) {
   return t;
 }
 
+// The reference time of one attempt, once the view is merged.
+int64_t reference_time(Job& job, const MergedView& v) {
+  job.reference = job.clamp ? *job.clamp : newest_mtime(v);
+  return job.reference;
+}
+
 // Docker's init layer and enroot's docker::configure, on the merged view.
 // Returns the generated files' contents by path.
 std::map<std::string, std::string> add_generated(Job& job, LayerMerger& m, int64_t mtime) {
   MergedView& v = m.view();
-  if (!job.daemon_export) {
+  if (job.daemon_export) {
+    // What `docker create` wrote carries the clock, even when the clock is
+    // behind the reference (an image `created` in the future).
+    for (auto& [path, n] : v)
+      if (docker_create_writes(path)) n.entry.mtime = mtime;
+  } else {
     for (const Entry& e : docker_init_layer(mtime)) {
       auto it = v.find(e.path);
       if (e.type == EntryType::Dir) {
@@ -284,7 +312,7 @@ void drop_excluded(MergedView& v) {
 void write_tree(Job& job, sqsh::Writer& w, const MergedView& v, const std::map<std::string, std::string>& generated,
                 const std::function<bool(const MergedNode&)>& data_written) {
   for (const auto& [path, n] : v)
-    if (n.entry.type == EntryType::Dir) w.add(to_node(n.entry, job.fix));
+    if (n.entry.type == EntryType::Dir) w.add(job.node(n.entry));
   for (const auto& [path, n] : v) {
     switch (n.entry.type) {
       case EntryType::Dir:
@@ -292,7 +320,7 @@ void write_tree(Job& job, sqsh::Writer& w, const MergedView& v, const std::map<s
       case EntryType::File: {
         if (data_written(n)) break;
         auto g = generated.find(path);
-        sqsh::Node node = to_node(n.entry, job.fix);
+        sqsh::Node node = job.node(n.entry);
         if (n.seq == kGeneratedSeq && g != generated.end()) {
           w.begin_file(node);
           if (!g->second.empty()) w.write(g->second.data(), g->second.size());
@@ -305,7 +333,7 @@ void write_tree(Job& job, sqsh::Writer& w, const MergedView& v, const std::map<s
         }
         break;
       }
-      default: w.add(to_node(n.entry, job.fix));
+      default: w.add(job.node(n.entry));
     }
   }
   for (const auto& [path, n] : v)
@@ -321,14 +349,12 @@ struct Written {
 // image must be written again in two passes.
 bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
   LayerMerger m;
-  const int64_t sde = job.opt.source_date_epoch.value_or(0);
   if (two_pass) {
     job.report("merge");
     MergePass p1(job, m);
     job.src.walk(p1);
     m.finish();
-    int64_t mtime = job.opt.source_date_epoch ? sde : newest_mtime(m.view());
-    auto generated = add_generated(job, m, mtime);
+    auto generated = add_generated(job, m, reference_time(job, m.view()));
     drop_excluded(m.view());
     WritePlan plan = plan_writes(m.view());
     for (const auto& [s, path] : plan.content_owner) {
@@ -346,8 +372,7 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
   OnePass p(job, w, m);
   job.src.walk(p);
   m.finish();
-  int64_t mtime = job.opt.source_date_epoch ? sde : newest_mtime(m.view());
-  auto generated = add_generated(job, m, mtime);
+  auto generated = add_generated(job, m, reference_time(job, m.view()));
   drop_excluded(m.view());
   WritePlan plan = plan_writes(m.view());
   // Every byte written must be the final content of the path it went to.
@@ -366,11 +391,14 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
   return true;
 }
 
-std::unique_ptr<inspect::ImageSource> open_input(const std::string& uri, bool& daemon_export) {
+// `created` is set for dockerd:// only (the image's creation time).
+std::unique_ptr<inspect::ImageSource> open_input(const std::string& uri, std::optional<int64_t>& created) {
   constexpr std::string_view kDockerd = "dockerd://";
-  daemon_export = uri.starts_with(kDockerd);
-  if (daemon_export) return open_dockerd_export(uri.substr(kDockerd.size()));
-  return inspect::open_source(uri);
+  if (!uri.starts_with(kDockerd)) return inspect::open_source(uri);
+  int64_t t = 0;
+  auto src = open_dockerd_export(uri.substr(kDockerd.size()), t);
+  created = t;
+  return src;
 }
 
 // sqsh::WriterOptions' documented defaults, so the sidecar says what was used.
@@ -410,6 +438,7 @@ nlohmann::ordered_json make_sidecar(const Job& job, const ImportResult& r, const
   j["mtime"] = r.info.mtime;
   j["source_date_epoch"] =
       job.opt.source_date_epoch ? nlohmann::ordered_json(*job.opt.source_date_epoch) : nlohmann::ordered_json();
+  j["reference_mtime"] = {{"seconds", job.reference}, {"from", job.reference_from}};
   j["xattrs_kept"] = job.opt.keep_xattrs;
   j["passes"] = r.passes;
   return j;
@@ -460,13 +489,16 @@ std::optional<int64_t> source_date_epoch_from_env() {
 ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& progress) {
   if (opt.via_enroot) return import_via_enroot(opt, progress);
   SignalGuard guard;
-  bool daemon_export = false;
-  auto src = open_input(opt.source, daemon_export);
-  Job job{opt, progress, *src, src->describe(), daemon_export, FixupOptions{opt.keep_xattrs}, {}};
+  std::optional<int64_t> created;
+  auto src = open_input(opt.source, created);
+  // SOURCE_DATE_EPOCH wins over the image's `created`.
+  std::optional<int64_t> clamp = opt.source_date_epoch ? opt.source_date_epoch : created;
+  const char* from = opt.source_date_epoch ? "source_date_epoch" : created ? "image_created" : "newest_mtime";
+  const FixupOptions fix{opt.keep_xattrs};
+  Job job{opt, progress, *src, src->describe(), created.has_value(), fix, clamp, from};
   if (job.desc.reference.empty()) job.desc.reference = opt.source;
   const bool layered = job.desc.layers.size() > 1;
-  // The super block mtime must not depend on the clock: SOURCE_DATE_EPOCH or
-  // the image's newest file (set again per attempt by write_image's view).
+  // The super block mtime must not depend on the clock: SOURCE_DATE_EPOCH or 0.
   ImportResult r;
   r.output = opt.output;
   try {

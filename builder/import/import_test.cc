@@ -257,6 +257,93 @@ TEST(ImportReproducible, SameImageAndSourceDateEpochGiveIdenticalBytes) {
   EXPECT_EQ(l.out, "1970-01-01\n2023-11-14\n");
 }
 
+// dockerd:// without SOURCE_DATE_EPOCH: the daemon's export carries what
+// `docker create` wrote with the clock (/etc/hosts…, /etc, /dev, a missing
+// /sys and WORKDIR), so the reference time is the image's `created`. The
+// image comes from `docker import` (its `created` is that command's time) of
+// a rootfs with files older and newer than it, its own /proc and a WORKDIR
+// below an existing /w that the create must make.
+class DockerdReproducible : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!have_docker()) GTEST_SKIP() << "needs a running dockerd at /var/run/docker.sock";
+    tag_ = "trainimg-import-repro:" + std::to_string(::getpid());
+    std::string root = tmp_dir_ / "root";
+    ShellRun mk =
+        sh("mkdir -p " + root + "/bin " + root + "/etc " + root + "/proc " + root + "/w && echo hi > " +
+           root + "/bin/hello && echo 'root:x:0:0::/:/bin/sh' > " + root + "/etc/passwd && echo later > " +
+           root + "/future && touch -d @4000000000 " + root + "/future && touch -h -d @1600000000 " + root +
+           "/bin/hello " + root + "/bin " + root + "/etc/passwd " + root + "/etc " + root + "/proc " + root +
+           "/w && tar -C " + root + " --numeric-owner -cf " + tmp_dir_ / "root.tar" +
+           " . && docker import -c 'WORKDIR /w/a' -c 'CMD [\"/bin/hello\"]' " + tmp_dir_ / "root.tar" + " " +
+           tag_ + " >/dev/null && date -u -d \"$(docker image inspect -f '{{.Created}}' " + tag_ + ")\" +%s");
+    ASSERT_EQ(mk.rc, 0) << mk.out;
+    created_ = std::stoll(mk.out);
+  }
+  void TearDown() override { sh("docker rmi -f " + tag_ + " >/dev/null 2>&1 || true"); }
+
+  // mtime in seconds of each path of the image, as unsquashfs extracts it.
+  std::map<std::string, int64_t> mtimes(const std::string& img) {
+    fs::path x = tmp_dir_ / "x";
+    fs::remove_all(x);
+    EXPECT_EQ(sh("unsquashfs -no-progress -d " + x.string() + " " + img + " >/dev/null").rc, 0);
+    std::map<std::string, int64_t> out;
+    std::istringstream in(sh("cd " + x.string() + " && find . -mindepth 1 -exec stat -c '%Y %n' {} +").out);
+    int64_t t;
+    std::string path;
+    while (in >> t >> path) out[path.substr(1)] = t;
+    fs::remove_all(x);
+    return out;
+  }
+
+  TempDir tmp_dir_;
+  std::string tag_;
+  int64_t created_ = 0;
+};
+
+TEST_F(DockerdReproducible, SameImageGivesIdenticalBytesWithoutSourceDateEpoch) {
+  ImportOptions o;
+  o.source = "dockerd://" + tag_;
+  o.output = tmp_dir_ / "a.sqsh";
+  ImportResult a = import_image(o);
+  // The second container is created in another second of the clock.
+  ::usleep(1100000);
+  o.output = tmp_dir_ / "b.sqsh";
+  o.jobs = 1;
+  import_image(o);
+  EXPECT_EQ(sh("cmp " + tmp_dir_ / "a.sqsh" + " " + tmp_dir_ / "b.sqsh" + " 2>&1").rc, 0);
+  EXPECT_EQ(a.sidecar["reference_mtime"],
+            (nlohmann::ordered_json{{"seconds", created_}, {"from", "image_created"}}));
+  EXPECT_EQ(a.info.mtime, 0u);  // the super block, as for every source without SOURCE_DATE_EPOCH
+
+  auto t = mtimes(tmp_dir_ / "a.sqsh");
+  // The image's own mtimes.
+  for (const char* p : {"/bin", "/bin/hello", "/etc/passwd", "/proc"}) EXPECT_EQ(t[p], 1600000000) << p;
+  // Newer than the image (clamped), written by `docker create`, enroot's files.
+  for (const char* p : {"/future", "/etc", "/etc/hosts", "/etc/hostname", "/etc/resolv.conf", "/dev", "/sys",
+                        "/w", "/w/a", "/etc/rc", "/etc/rc.local", "/etc/environment", "/etc/fstab"})
+    EXPECT_EQ(t[p], created_) << p;
+  EXPECT_EQ(t.count("/.dockerenv"), 0u);
+  // Nothing in the image is later than `created`.
+  for (const auto& [path, mtime] : t) EXPECT_LE(mtime, created_) << path;
+}
+
+TEST_F(DockerdReproducible, SourceDateEpochStillWins) {
+  ImportOptions o;
+  o.source = "dockerd://" + tag_;
+  o.output = tmp_dir_ / "a.sqsh";
+  o.source_date_epoch = 1700000000;
+  ImportResult r = import_image(o);
+  EXPECT_EQ(r.sidecar["reference_mtime"],
+            (nlohmann::ordered_json{{"seconds", 1700000000}, {"from", "source_date_epoch"}}));
+  EXPECT_EQ(r.info.mtime, 1700000000u);
+  auto t = mtimes(tmp_dir_ / "a.sqsh");
+  EXPECT_EQ(t["/bin/hello"], 1600000000);
+  for (const char* p :
+       {"/future", "/etc", "/etc/hosts", "/etc/rc", "/etc/environment", "/dev", "/sys", "/w/a"})
+    EXPECT_EQ(t[p], 1700000000) << p;
+}
+
 TEST(ImportPublish, ExistingOutputIsRefusedWithoutForceAndReplacedWithIt) {
   TempDir tmp;
   ImageSpec img = fixture();
