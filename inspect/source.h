@@ -93,6 +93,18 @@ struct ImageDescription {
   std::vector<std::string> layers;  ///< layer ids, lowest first
 };
 
+/// Lists directories on demand, after a walk: what a random-access image (a
+/// squashfs file) offers so that the merged view need not keep every entry.
+class DirLister {
+ public:
+  virtual ~DirLister() = default;
+  /// The direct children of directory `dir` (normalised, symlinks not
+  /// followed) exactly as the walk offered them (hard links included, no
+  /// whiteouts), in any order; empty when missing or not a directory.
+  /// Throws trainimg::Error on corrupt input.
+  virtual std::vector<Entry> list(const std::string& dir) = 0;
+};
+
 class ImageSource {
  public:
   virtual ~ImageSource() = default;
@@ -100,6 +112,9 @@ class ImageSource {
   /// One pass over every layer, lowest first. Throws trainimg::Error on
   /// corrupt or hostile input (naming the input and the entry/offset).
   virtual void walk(LayerVisitor& v) = 0;
+  /// Single-layer sources with random access return a lister, valid after
+  /// walk() and for as long as anyone holds it; others return null.
+  virtual std::shared_ptr<DirLister> lister() { return nullptr; }
 };
 
 /// Opens "docker-archive:PATH", "oci:DIR[:TAG]", "dockerd://IMAGE[:TAG]",

@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <stdexcept>
 
 #include "common/error.h"
 
@@ -150,8 +151,24 @@ size_t MergedTree::slot_of(uint32_t parent, std::string_view name) const {
 }
 
 uint32_t MergedTree::child(uint32_t parent, std::string_view name) const {
+  if (lister_) ensure_loaded(parent);
   size_t slot;
   return child_slot(parent, name, slot);
+}
+
+void MergedTree::ensure_loaded(uint32_t n) const {
+  if (!lister_ || nodes_[n].loaded || !nodes_[n].live || nodes_[n].type != EntryType::Dir) return;
+  // The tree object itself is never const while being built or queried by
+  // its owner; filling in a directory changes no answer, only memory.
+  auto* self = const_cast<MergedTree*>(this);
+  self->nodes_[n].loaded = true;
+  const auto layer = static_cast<uint32_t>(layers_.size() - 1);  // the only layer
+  for (const Entry& e : lister_->list(path_of(n))) {
+    const std::string_view name = base_of(e.path);
+    size_t slot;
+    if (name.empty() || self->child_slot(n, name, slot) != kNone) continue;
+    self->add(n, name, e, layer, slot);
+  }
 }
 
 uint32_t MergedTree::child_slot(uint32_t parent, std::string_view name, size_t& slot) const {
@@ -326,6 +343,7 @@ std::vector<std::string> MergedTree::children(const std::string& dir) const {
   std::vector<std::string> out;
   uint32_t n = find_node(normalize_path(dir));
   if (n == kNone) return out;
+  ensure_loaded(n);
   for (uint32_t c = nodes_[n].first_child; c != kNone; c = nodes_[c].next) out.push_back(path_of(c));
   std::sort(out.begin(), out.end());
   return out;
@@ -333,6 +351,15 @@ std::vector<std::string> MergedTree::children(const std::string& dir) const {
 
 std::vector<std::string> MergedTree::find_named(std::string_view name) const {
   std::vector<std::string> out;
+  if (lister_) {
+    if (std::find(remember_.begin(), remember_.end(), name) == remember_.end())
+      throw std::logic_error("find_named(" + std::string(name) + "): not remembered by build_tree()");
+    for (const auto& p : named_)
+      if (base_of(p) == name && lookup(p)) out.push_back(p);
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
   for (uint32_t n = 1; n < nodes_.size(); ++n)
     if (nodes_[n].live && name_of(n) == name) out.push_back(path_of(n));
   std::sort(out.begin(), out.end());
@@ -340,6 +367,7 @@ std::vector<std::string> MergedTree::find_named(std::string_view name) const {
 }
 
 std::vector<std::string> MergedTree::paths() const {
+  for (uint32_t n = 0; n < nodes_.size(); ++n) ensure_loaded(n);  // grows as it goes: every directory
   std::vector<std::string> out;
   out.reserve(live_);
   for (uint32_t n = 0; n < nodes_.size(); ++n)
@@ -354,7 +382,12 @@ class TreeBuilder : public LayerVisitor {
   static constexpr uint32_t kNone = MergedTree::kNone;
 
  public:
-  TreeBuilder(const WantFn& want, const CaptureFn& capture) : want_(want), capture_(capture) {}
+  TreeBuilder(const WantFn& want, const CaptureFn& capture, std::shared_ptr<DirLister> lister,
+              const std::vector<std::string>& remember)
+      : want_(want), capture_(capture), lazy_(lister != nullptr) {
+    t_.lister_ = std::move(lister);
+    t_.remember_ = remember;
+  }
 
   void begin_layer(const std::string& layer_id, size_t) override {
     if (t_.layers_.size() > UINT16_MAX) throw Error("", "image has more than 65,535 layers");
@@ -364,12 +397,14 @@ class TreeBuilder : public LayerVisitor {
   }
 
   void expect_entries(uint64_t n) override {
+    if (lazy_) return;  // nothing is kept per entry
     // Capped: a hostile super block may claim billions; the index grows anyway.
     t_.reserve(static_cast<size_t>(std::min<uint64_t>(n, 1u << 20)));
   }
 
   bool entry(const Entry& e) override {
     const std::string_view name = base_of(e.path);
+    if (lazy_) return lazy_entry(e, name);
     if (e.path != "/" && name.starts_with(kWhiteoutPrefix)) {
       apply_whiteout(parent_of(e.path), name);
       return false;
@@ -393,6 +428,25 @@ class TreeBuilder : public LayerVisitor {
 
   void content(const Entry& e, ContentReader& r) override {
     if (capture_) t_.captured[e.path] = capture_(e, r);
+  }
+
+  // A random-access source: keep the root's metadata, the captures and the
+  // remembered names; directories are listed later, on demand. One layer,
+  // so its whiteouts hide nothing (the lister skips them too).
+  bool lazy_entry(const Entry& e, std::string_view name) {
+    if (e.path == "/") {
+      if (e.type == EntryType::Dir) t_.set(0, e, seq_);
+      return false;
+    }
+    if (name.starts_with(kWhiteoutPrefix)) return false;
+    if (std::find(t_.remember_.begin(), t_.remember_.end(), name) != t_.remember_.end())
+      t_.named_.push_back(e.path);
+    if (e.type == EntryType::Hardlink) {
+      auto it = t_.captured.find(e.link_target);
+      if (it != t_.captured.end()) t_.captured[e.path] = it->second;
+      return false;
+    }
+    return e.type == EntryType::File && want_ && want_(e);
   }
 
   MergedTree take() {
@@ -508,6 +562,7 @@ class TreeBuilder : public LayerVisitor {
 
   const WantFn& want_;
   const CaptureFn& capture_;
+  const bool lazy_;
   MergedTree t_;
   uint32_t seq_ = 0;      // this layer's index in t_.layers_
   std::string last_dir_;  // a directory known to be in the tree (see place())
@@ -564,8 +619,9 @@ std::string normalize_path(const std::string& p) {
   return out.empty() ? "/" : out;
 }
 
-MergedTree build_tree(ImageSource& src, const WantFn& want, const CaptureFn& capture) {
-  TreeBuilder b(want, capture);
+MergedTree build_tree(ImageSource& src, const WantFn& want, const CaptureFn& capture,
+                      const std::vector<std::string>& remember) {
+  TreeBuilder b(want, capture, src.lister(), remember);
   src.walk(b);
   return b.take();
 }

@@ -46,11 +46,15 @@ class MergedTree {
   std::optional<std::string> resolve(const std::string& path) const;
   /// Direct children of a directory (not followed if a symlink), sorted.
   std::vector<std::string> children(const std::string& dir) const;
-  /// Paths of every entry whose last component is `name`, sorted.
+  /// Paths of every entry whose last component is `name`, sorted. A view
+  /// over a random-access source answers only the names given to
+  /// build_tree() as `remember` (std::logic_error for others).
   std::vector<std::string> find_named(std::string_view name) const;
-  /// Every path in the view (the root included), sorted as strings.
+  /// Every path in the view (the root included), sorted as strings (a view
+  /// over a random-access source lists every directory for it: for tests).
   std::vector<std::string> paths() const;
-  /// Number of entries in the view, the root included.
+  /// Number of entries held, the root included (over a random-access
+  /// source: only those of the directories listed so far).
   size_t size() const { return live_; }
   /// Sizes the index for about n entries (a source that knows its count).
   void reserve(size_t n);
@@ -77,6 +81,7 @@ class MergedTree {
     uint16_t mode;   ///< permission bits (07777)
     EntryType type;
     bool live;
+    bool loaded;  ///< lazy views: its children have been listed
   };
   static_assert(sizeof(Node) == 48);
 
@@ -87,6 +92,9 @@ class MergedTree {
   TreeEntry view(uint32_t n) const;
   uint32_t child(uint32_t parent, std::string_view name) const;
   uint32_t find_node(std::string_view normalised) const;
+  /// Lazy views: lists directory n from the source the first time it is
+  /// asked about (the view is logically const: it only fills itself in).
+  void ensure_loaded(uint32_t n) const;
   // Mutation (TreeBuilder).
   /// Adds a child; `slot` is the empty index slot child_slot() found for it.
   uint32_t add(uint32_t parent, std::string_view name, const Entry& e, uint32_t layer, size_t slot);
@@ -138,6 +146,10 @@ class MergedTree {
   size_t index_size_ = 0;  ///< slots (a power of two, or 0)
   size_t index_used_ = 0;  ///< slots holding a node or a tombstone
   size_t live_ = 0;
+  /// Set for random-access sources: the view then holds only the
+  /// directories queries have touched, not every entry of the image.
+  std::shared_ptr<DirLister> lister_;
+  std::vector<std::string> remember_, named_;  ///< find_named() in lazy views
 };
 
 /// Decides, from the entry alone, whether its bytes are needed.
@@ -145,8 +157,12 @@ using WantFn = std::function<bool(const Entry&)>;
 /// Reads what it needs from a wanted file and returns the facts it found.
 using CaptureFn = std::function<nlohmann::json(const Entry&, ContentReader&)>;
 
-/// Walks the source once and builds the merged view.
-MergedTree build_tree(ImageSource& src, const WantFn& want, const CaptureFn& capture);
+/// Walks the source once and builds the merged view. For a source with a
+/// lister() only captures are kept during the walk and directories are
+/// listed when queries reach them (memory bounded by what is asked, not by
+/// the image's size). `remember`: base names find_named() must answer.
+MergedTree build_tree(ImageSource& src, const WantFn& want, const CaptureFn& capture,
+                      const std::vector<std::string>& remember = {});
 
 /// "/a/./b/../c" -> "/a/c"; never above "/". Used for tar names too.
 std::string normalize_path(const std::string& p);

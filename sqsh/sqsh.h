@@ -113,6 +113,11 @@ class Image {
 
   /// Looks `path` up without following symlinks; nullopt when missing.
   std::optional<Node> stat(const std::string& path);
+  /// The direct children of directory `path` (symlinks not followed), in
+  /// directory order, with the checks walk() makes; empty when `path` is
+  /// missing or not a directory. Hard links are not resolved here (every
+  /// name comes as the inode's own type; nlink and inode_number tell).
+  std::vector<Node> list(const std::string& path);
   /// The first `max_bytes` of a regular file (nullopt when missing or not a
   /// regular file). Used for small config files (/etc/environment, /etc/rc).
   std::optional<std::string> read_file(const std::string& path, size_t max_bytes);

@@ -165,6 +165,46 @@ std::optional<std::pair<InodePtr, uint64_t>> Image::Impl::find(const std::string
 
 void Image::walk(Visitor& v) { impl_->walk(v); }
 
+std::vector<Node> Image::list(const std::string& path) {
+  std::vector<Node> out;
+  auto found = impl_->find(path);
+  if (!found) return out;
+  const sqfs_inode_generic_t& dir = *found->first;
+  if (dir.base.type != SQFS_INODE_DIR && dir.base.type != SQFS_INODE_EXT_DIR) return out;
+  const std::string dir_path = normalize_image_path(path, impl_->path);
+  struct Child {
+    uint64_t ref;
+    std::string path;
+  };
+  std::vector<Child> children;
+  sqfs_readdir_state_t rd;
+  impl_->check_rc(sqfs_readdir_state_init(&rd, &impl_->super, &dir), "reading directory " + dir_path);
+  std::string prev;
+  for (;;) {
+    sqfs_dir_entry_t* raw = nullptr;
+    sqfs_u64 iref = 0;
+    int rc = sqfs_meta_reader_readdir(impl_->dirs.get(), &rd, &raw, nullptr, &iref);
+    if (rc < 0) impl_->check_rc(rc, "reading directory " + dir_path);
+    if (rc > 0) break;
+    DirEntryPtr ent(raw);
+    std::string name(reinterpret_cast<const char*>(ent->name), size_t{ent->size} + 1);
+    if (name == "." || name == ".." || name.find('/') != std::string::npos || name.find('\0') != std::string::npos)
+      impl_->fail("corrupt directory " + dir_path + ": invalid entry name \"" + name + "\"");
+    if (!prev.empty() && !(prev < name))
+      impl_->fail("corrupt directory " + dir_path + ": entries not sorted or duplicated at \"" + name + "\"");
+    if (children.size() >= kMaxEntriesPerDir)
+      impl_->fail("corrupt directory " + dir_path + ": more than " + std::to_string(kMaxEntriesPerDir) + " entries");
+    children.push_back({iref, child_path(dir_path, name)});
+    prev = std::move(name);
+  }
+  out.reserve(children.size());
+  for (Child& c : children) {
+    InodePtr inode = impl_->read_inode(c.ref, c.path);
+    out.push_back(impl_->to_node(*inode, std::move(c.path)));
+  }
+  return out;
+}
+
 std::optional<Node> Image::stat(const std::string& path) {
   auto found = impl_->find(path);
   if (!found) return std::nullopt;

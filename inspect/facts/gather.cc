@@ -385,7 +385,7 @@ ImageFacts facts_from_tree(const ImageDescription& d, const MergedTree& tree) { 
 ImageFacts gather_facts(ImageSource& src) {
   ImageDescription d = src.describe();
   MergedTree tree = build_tree(
-      src, [](const Entry& e) { return classify(e) != FileKind::None; }, capture_file);
+      src, [](const Entry& e) { return classify(e) != FileKind::None; }, capture_file, {"mpirun", "prterun"});
   return facts_from_tree(d, tree);
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "common/error.h"
@@ -59,11 +60,22 @@ class Content : public ContentReader {
   sqsh::FileReader& r_;
 };
 
+// Inode number -> the path the walk met first, for inodes with several
+// names: the walk offers the later names as hard links to it, and so must
+// the lister.
+using FirstNames = std::unordered_map<uint32_t, std::string>;
+
+bool is_whiteout_name(const std::string& path) {
+  return std::string_view(path).substr(path.rfind('/') + 1).starts_with(".wh.");
+}
+
 // Bridges sqsh::Visitor to LayerVisitor, one Entry per node.
 class Bridge : public sqsh::Visitor {
  public:
-  explicit Bridge(LayerVisitor& v) : v_(v) {}
+  Bridge(LayerVisitor& v, FirstNames& first) : v_(v), first_(first) {}
   bool entry(const sqsh::Node& n) override {
+    if (n.nlink > 1 && n.type != sqsh::NodeType::Dir && n.type != sqsh::NodeType::Hardlink)
+      first_.try_emplace(n.inode_number, n.path);
     fill_entry(n, current_);
     return v_.entry(current_);
   }
@@ -74,7 +86,32 @@ class Bridge : public sqsh::Visitor {
 
  private:
   LayerVisitor& v_;
+  FirstNames& first_;
   Entry current_;
+};
+
+class SqshLister : public DirLister {
+ public:
+  explicit SqshLister(const std::string& path) : image(path) {}
+  std::vector<Entry> list(const std::string& dir) override {
+    std::vector<Entry> out;
+    for (const sqsh::Node& n : image.list(dir)) {
+      if (is_whiteout_name(n.path)) continue;  // one layer: its whiteouts hide nothing
+      Entry& e = out.emplace_back();
+      fill_entry(n, e);
+      if (n.nlink > 1 && n.type != sqsh::NodeType::Dir) {
+        auto it = first.find(n.inode_number);
+        if (it != first.end() && it->second != n.path) {
+          e.type = EntryType::Hardlink;
+          e.link_target = it->second;
+          e.size = 0;
+        }
+      }
+    }
+    return out;
+  }
+  sqsh::Image image;
+  FirstNames first;  ///< filled by the walk
 };
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -91,7 +128,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 
 class SqshSource : public ImageSource {
  public:
-  explicit SqshSource(const std::string& path) : path_(path), image_(path) {}
+  explicit SqshSource(const std::string& path) : path_(path), lister_(std::make_shared<SqshLister>(path)) {}
 
   ImageDescription describe() override {
     ImageDescription d;
@@ -109,14 +146,18 @@ class SqshSource : public ImageSource {
   void walk(LayerVisitor& v) override {
     v.expect_entries(image_.info().inode_count);
     v.begin_layer(kLayer, 0);
-    Bridge b(v);
+    lister_->first.clear();
+    Bridge b(v, lister_->first);
     image_.walk(b);
     v.end_layer(kLayer, 0);
   }
 
+  std::shared_ptr<DirLister> lister() override { return lister_; }
+
  private:
   std::string path_;
-  sqsh::Image image_;
+  std::shared_ptr<SqshLister> lister_;
+  sqsh::Image& image_ = lister_->image;
 };
 
 }  // namespace
