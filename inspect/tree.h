@@ -126,7 +126,8 @@ class MergedTree {
     const Node& operator[](uint32_t n) const { return chunks_[n / kPerChunk].get()[n % kPerChunk]; }
     size_t size() const { return size_; }
     void push_back(const Node& x) {
-      if (size_ % kPerChunk == 0) chunks_.emplace_back(static_cast<Node*>(alloc_block(sizeof(Node) * kPerChunk)));
+      if (size_ % kPerChunk == 0)
+        chunks_.emplace_back(static_cast<Node*>(alloc_block(sizeof(Node) * kPerChunk)));
       (*this)[static_cast<uint32_t>(size_++)] = x;
     }
 

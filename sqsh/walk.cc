@@ -71,7 +71,8 @@ void Image::Impl::visit(Visitor& v, WalkState& st, const sqfs_inode_generic_t& i
   if (n.type != NodeType::Dir) return;
   if (!st.dirs.insert(ref).second)
     fail("corrupt directory tree: " + n.path + " is a directory reached twice (loop or directory hard link)");
-  if (depth >= kMaxDepth) fail("corrupt directory tree: deeper than " + std::to_string(kMaxDepth) + " at " + n.path);
+  if (depth >= kMaxDepth)
+    fail("corrupt directory tree: deeper than " + std::to_string(kMaxDepth) + " at " + n.path);
 
   // Two passes per directory: the whole listing, then the inodes of all its
   // entries (contiguous in the inode table), and only then the subtrees.
@@ -94,7 +95,8 @@ void Image::Impl::visit(Visitor& v, WalkState& st, const sqfs_inode_generic_t& i
     if (rc > 0) break;
     DirEntryPtr ent(raw);
     std::string name(reinterpret_cast<const char*>(ent->name), size_t{ent->size} + 1);
-    if (name == "." || name == ".." || name.find('/') != std::string::npos || name.find('\0') != std::string::npos)
+    if (name == "." || name == ".." || name.find('/') != std::string::npos ||
+        name.find('\0') != std::string::npos)
       fail("corrupt directory " + n.path + ": invalid entry name \"" + name + "\"");
     if (!prev.empty() && !(prev < name))
       fail("corrupt directory " + n.path + ": entries not sorted or duplicated at \"" + name + "\"");
@@ -163,7 +165,9 @@ std::optional<std::pair<InodePtr, uint64_t>> Image::Impl::find(const std::string
   return std::make_pair(std::move(cur), ref);
 }
 
-void Image::walk(Visitor& v) { impl_->walk(v); }
+void Image::walk(Visitor& v) {
+  impl_->walk(v);
+}
 
 std::vector<Node> Image::list(const std::string& path) {
   std::vector<Node> out;
@@ -188,12 +192,14 @@ std::vector<Node> Image::list(const std::string& path) {
     if (rc > 0) break;
     DirEntryPtr ent(raw);
     std::string name(reinterpret_cast<const char*>(ent->name), size_t{ent->size} + 1);
-    if (name == "." || name == ".." || name.find('/') != std::string::npos || name.find('\0') != std::string::npos)
+    if (name == "." || name == ".." || name.find('/') != std::string::npos ||
+        name.find('\0') != std::string::npos)
       impl_->fail("corrupt directory " + dir_path + ": invalid entry name \"" + name + "\"");
     if (!prev.empty() && !(prev < name))
       impl_->fail("corrupt directory " + dir_path + ": entries not sorted or duplicated at \"" + name + "\"");
     if (children.size() >= kMaxEntriesPerDir)
-      impl_->fail("corrupt directory " + dir_path + ": more than " + std::to_string(kMaxEntriesPerDir) + " entries");
+      impl_->fail("corrupt directory " + dir_path + ": more than " + std::to_string(kMaxEntriesPerDir) +
+                  " entries");
     children.push_back({iref, child_path(dir_path, name)});
     prev = std::move(name);
   }

@@ -5,15 +5,15 @@
 // writes (format copied from enroot 3.4 src/docker.sh, written by the test).
 #include "inspect/sources/sqsh_source.h"
 
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include <gtest/gtest.h>
-
 #include "common/error.h"
+#include "inspect/tree.h"
 
 namespace trainimg::inspect {
 namespace {
@@ -44,13 +44,16 @@ class SqshSourceTest : public ::testing::Test {
     std::string root = dir_ + "/root";
     std::filesystem::create_directories(root + "/etc");
     std::filesystem::create_directories(root + "/opt/amazon/efa/lib");
-    write(root + "/etc/environment", "PATH=/usr/local/nvidia/bin:/usr/bin\nLD_LIBRARY_PATH=/opt/amazon/efa/lib\n");
+    write(root + "/etc/environment",
+          "PATH=/usr/local/nvidia/bin:/usr/bin\nLD_LIBRARY_PATH=/opt/amazon/efa/lib\n");
     write(root + "/etc/rc", kRc);
     write(root + "/etc/fstab", "${ENROOT_ROOTFS}/data /data none x-create=dir,bind,rw,nosuid,nodev\n");
     write(root + "/opt/amazon/efa/lib/libfabric.so.1", "ELF-ish bytes");
-    ::link((root + "/opt/amazon/efa/lib/libfabric.so.1").c_str(), (root + "/opt/amazon/efa/lib/zz-link").c_str());
+    ::link((root + "/opt/amazon/efa/lib/libfabric.so.1").c_str(),
+           (root + "/opt/amazon/efa/lib/zz-link").c_str());
     image_ = dir_ + "/img.sqsh";
-    std::string cmd = "mksquashfs " + root + " " + image_ + " -all-root -comp lzo -noD -noappend -quiet >/dev/null";
+    std::string cmd =
+        "mksquashfs " + root + " " + image_ + " -all-root -comp lzo -noD -noappend -quiet >/dev/null";
     ASSERT_EQ(std::system(cmd.c_str()), 0);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -66,8 +69,8 @@ TEST_F(SqshSourceTest, DescribeReadsWhatEnrootRecorded) {
   EXPECT_EQ(d.reference, image_);
   EXPECT_EQ(d.layers, std::vector<std::string>{"squashfs"});
   EXPECT_FALSE(d.has_config);
-  EXPECT_EQ(d.config.env,
-            (std::vector<std::string>{"PATH=/usr/local/nvidia/bin:/usr/bin", "LD_LIBRARY_PATH=/opt/amazon/efa/lib"}));
+  EXPECT_EQ(d.config.env, (std::vector<std::string>{"PATH=/usr/local/nvidia/bin:/usr/bin",
+                                                    "LD_LIBRARY_PATH=/opt/amazon/efa/lib"}));
   EXPECT_EQ(d.config.workdir, "/workspace");
   EXPECT_EQ(d.config.labels.at("com.nvidia.build.id"), "12345");
   EXPECT_EQ(d.config.labels.at("maintainer"), "NVIDIA CORPORATION <cudatools@nvidia.com>");
@@ -78,7 +81,9 @@ TEST_F(SqshSourceTest, DescribeReadsWhatEnrootRecorded) {
 
 TEST_F(SqshSourceTest, WalkYieldsOneSquashfsLayerWithContentOnDemand) {
   struct V : LayerVisitor {
-    void begin_layer(const std::string& id, size_t i) override { layers.push_back(id + "#" + std::to_string(i)); }
+    void begin_layer(const std::string& id, size_t i) override {
+      layers.push_back(id + "#" + std::to_string(i));
+    }
     bool entry(const Entry& e) override {
       entries[e.path] = e;
       return e.path == "/opt/amazon/efa/lib/libfabric.so.1";
@@ -98,7 +103,34 @@ TEST_F(SqshSourceTest, WalkYieldsOneSquashfsLayerWithContentOnDemand) {
   EXPECT_EQ(v.entries.at("/etc/rc").layer, "squashfs");
   EXPECT_EQ(v.entries.at("/opt/amazon/efa/lib/zz-link").type, EntryType::Hardlink);
   EXPECT_EQ(v.entries.at("/opt/amazon/efa/lib/zz-link").link_target, "/opt/amazon/efa/lib/libfabric.so.1");
-  EXPECT_EQ(v.data, (std::map<std::string, std::string>{{"/opt/amazon/efa/lib/libfabric.so.1", "ELF-ish bytes"}}));
+  EXPECT_EQ(v.data,
+            (std::map<std::string, std::string>{{"/opt/amazon/efa/lib/libfabric.so.1", "ELF-ish bytes"}}));
+}
+
+// A .sqsh is random access: the merged view keeps no entry from the walk
+// and lists a directory only when a query reaches it, answering exactly as
+// a tree built from the walk would (hard links named as the walk names them).
+TEST_F(SqshSourceTest, MergedViewListsOnlyTheDirectoriesQueriesReach) {
+  auto src = open_sqsh_source(image_);
+  ASSERT_NE(src->lister(), nullptr);
+  MergedTree t = build_tree(
+      *src, [](const Entry& e) { return e.path == "/etc/rc"; },
+      [](const Entry&, ContentReader&) { return nlohmann::json("captured"); }, {"libfabric.so.1"});
+  EXPECT_EQ(t.size(), 1u);  // the root only: nothing kept per entry
+  EXPECT_EQ(t.captured.at("/etc/rc"), "captured");
+  EXPECT_EQ(t.lookup("/opt/amazon/efa/lib/zz-link")->type, EntryType::Hardlink);
+  EXPECT_EQ(t.lookup("/opt/amazon/efa/lib/zz-link")->link_target, "/opt/amazon/efa/lib/libfabric.so.1");
+  EXPECT_EQ(t.resolve("/opt/amazon/efa/lib/zz-link"), "/opt/amazon/efa/lib/libfabric.so.1");
+  EXPECT_EQ(t.lookup("/opt/amazon/efa/lib/libfabric.so.1")->layer, "squashfs");
+  EXPECT_FALSE(t.lookup("/etc/missing"));
+  const size_t listed = t.size();  // /, /opt, /opt/amazon, /opt/amazon/efa, its lib, /etc
+  EXPECT_LT(listed, 16u);
+  EXPECT_EQ(t.find_named("libfabric.so.1"), std::vector<std::string>{"/opt/amazon/efa/lib/libfabric.so.1"});
+  EXPECT_THROW(t.find_named("mpirun"), std::logic_error);  // not remembered: never a silent empty answer
+  EXPECT_EQ(t.children("/etc"), (std::vector<std::string>{"/etc/environment", "/etc/fstab", "/etc/rc"}));
+  const auto all = t.paths();  // lists every directory
+  EXPECT_EQ(all.size(), t.size());
+  EXPECT_EQ(all.front(), "/");
 }
 
 TEST_F(SqshSourceTest, NotASquashfsIsAClearError) {
@@ -109,7 +141,8 @@ TEST_F(SqshSourceTest, NotASquashfsIsAClearError) {
     open_sqsh_source(dir_ + "/junk.sqsh");
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), dir_ + "/junk.sqsh: not a squashfs image: no \"hsqs\" magic at offset 0");
+    EXPECT_EQ(std::string(e.what()),
+              dir_ + "/junk.sqsh: not a squashfs image: no \"hsqs\" magic at offset 0");
   }
 }
 
