@@ -93,9 +93,11 @@ void MergedTree::reserve(size_t n) {
   size_index(n);
 }
 
-void MergedTree::size_index(size_t n) {
-  if (n * 2 > index_size_) {
-    size_t want = std::bit_ceil(std::max<size_t>(1024, n * 2 + 2));
+void MergedTree::size_index(size_t n, bool rebuild) {
+  size_t want = std::bit_ceil(std::max<size_t>(1024, n * 2 + 2));  // load <= 1/2
+  if (want <= index_size_ && !rebuild) return;
+  want = std::max(want, index_size_);
+  {
     index_.reset(static_cast<uint64_t*>(alloc_block(want * sizeof(uint64_t))));
     index_size_ = want;
     std::memset(index_.get(), 0xff, want * sizeof(uint64_t));  // kEmpty
@@ -206,7 +208,9 @@ uint32_t MergedTree::find_node(std::string_view normalised) const {
 }
 
 void MergedTree::grow_index() {
-  size_index(std::max<size_t>(live_ * 2, index_size_));
+  // Doubles when the live entries fill half the slots; otherwise the same
+  // size again, which drops the tombstones.
+  size_index(live_ + 1, /*rebuild=*/true);
 }
 
 void MergedTree::index_insert(uint32_t n, size_t slot) {
@@ -366,6 +370,40 @@ std::vector<std::string> MergedTree::find_named(std::string_view name) const {
   return out;
 }
 
+std::vector<RemovedEntry> MergedTree::removed() const {
+  std::vector<RemovedEntry> out;
+  for (uint32_t n = 1; n < nodes_.size(); ++n) {
+    if (nodes_[n].live) continue;
+    const TreeEntry x = view(n);
+    RemovedEntry r;
+    r.path = path_of(n);
+    r.type = x.type;
+    r.mode = x.mode;
+    r.size = x.size;
+    r.rdev_major = x.rdev_major;
+    r.rdev_minor = x.rdev_minor;
+    r.link_target = x.link_target;
+    r.layer = x.layer;
+    r.removed_by = layers_[nodes_[n].next];
+    out.push_back(std::move(r));
+  }
+  // Node order is creation order: one path removed twice stays in that order.
+  std::stable_sort(out.begin(), out.end(), [](const RemovedEntry& a, const RemovedEntry& b) { return a.path < b.path; });
+  return out;
+}
+
+std::string MergedTree::removed_by(const std::string& path) const {
+  std::string by;
+  bool found = false;
+  for (const auto& r : removed())
+    if (r.path == path) {
+      by = r.removed_by;
+      found = true;
+    }
+  if (!found) throw std::out_of_range("removed_by(" + path + "): never removed");
+  return by;
+}
+
 std::vector<std::string> MergedTree::paths() const {
   for (uint32_t n = 0; n < nodes_.size(); ++n) ensure_loaded(n);  // grows as it goes: every directory
   std::vector<std::string> out;
@@ -450,8 +488,6 @@ class TreeBuilder : public LayerVisitor {
   }
 
   MergedTree take() {
-    std::stable_sort(t_.removed.begin(), t_.removed.end(),
-                     [](const Entry& a, const Entry& b) { return a.path < b.path; });
     return std::move(t_);
   }
 
@@ -493,20 +529,9 @@ class TreeBuilder : public LayerVisitor {
 
   void erase(uint32_t n) {
     last_dir_.clear();  // it may have been that directory (or below it)
-    const TreeEntry x = t_.view(n);
-    Entry r;
-    r.path = t_.path_of(n);
-    r.type = x.type;
-    r.mode = x.mode;
-    r.size = x.size;
-    r.rdev_major = x.rdev_major;
-    r.rdev_minor = x.rdev_minor;
-    r.link_target = x.link_target;
-    r.layer = x.layer;
-    t_.removed_by[r.path] = t_.layers_[seq_];
-    if (!t_.captured.empty()) t_.captured.erase(r.path);
-    t_.removed.push_back(std::move(r));
+    if (!t_.captured.empty()) t_.captured.erase(t_.path_of(n));
     t_.unlink(n);
+    t_.nodes_[n].next = seq_;  // a dead node keeps everything else: removed() reads it
   }
 
   // The node of directory `dir` (normalised), made (with its parents) when

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -33,6 +34,18 @@ struct TreeEntry {
   uint32_t rdev_major = 0, rdev_minor = 0;
   std::string_view link_target;  ///< symlink target verbatim; hard-link target path (normalised)
   std::string_view layer;        ///< layer id that wrote it ("" for the implicit root)
+};
+
+/// An entry a layer wrote and a later layer deleted or replaced by another type.
+struct RemovedEntry {
+  std::string path;
+  EntryType type = EntryType::File;
+  uint32_t mode = 0;
+  uint64_t size = 0;
+  uint32_t rdev_major = 0, rdev_minor = 0;
+  std::string_view link_target;
+  std::string_view layer;       ///< the layer that wrote it
+  std::string_view removed_by;  ///< the layer whose whiteout (or new entry) removed it
 };
 
 class MergedTree {
@@ -62,9 +75,11 @@ class MergedTree {
   /// Entries present in some layer but deleted (or replaced by a different
   /// type) by a later one: what "all layers" scope sees and the final view
   /// does not (efa-stack-incomplete names the layer that deleted them).
-  std::vector<Entry> removed;
-  /// For removed entries: the layer whose whiteout removed them.
-  std::map<std::string, std::string> removed_by;
+  /// Sorted by path; made from the tree's dead nodes (nothing is copied
+  /// while building).
+  std::vector<RemovedEntry> removed() const;
+  /// The layer that last removed `path`; std::out_of_range if none did.
+  std::string removed_by(const std::string& path) const;
   /// Whatever the capture callback returned for the final version of a file.
   std::map<std::string, nlohmann::json> captured;
 
@@ -106,7 +121,9 @@ class MergedTree {
   void unlink(uint32_t n);
   void index_insert(uint32_t n, size_t slot = SIZE_MAX);
   void grow_index();
-  void size_index(size_t n);  ///< rebuilds the index for about n entries
+  /// Sizes the index for about n entries (rebuilt when it grows, or always
+  /// with `rebuild`).
+  void size_index(size_t n, bool rebuild = false);
   size_t slot_of(uint32_t parent, std::string_view name) const;
 
   /// Memory for the big flat arrays: 2 MiB aligned and marked for
@@ -140,7 +157,7 @@ class MergedTree {
   Nodes nodes_;
   Block<char> names_;  ///< every name and link target, back to back
   size_t names_size_ = 0, names_cap_ = 0;
-  std::vector<std::string> layers_{""};
+  std::deque<std::string> layers_{""};  ///< a deque: views into it stay valid as it grows
   /// Open addressing, linear probing: (hash's high 32 bits << 32) | node,
   /// so most probes never touch a node; kEmpty or kTomb.
   Block<uint64_t> index_;

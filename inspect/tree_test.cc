@@ -43,10 +43,10 @@ TEST(TreeOnInMemoryLayers, WhiteoutDeletesLowerFileAndNamesTheLayer) {
   EXPECT_FALSE(t.lookup("/opt/a"));
   ASSERT_TRUE(t.lookup("/opt/b"));
   EXPECT_FALSE(t.lookup("/opt/.wh.a"));
-  ASSERT_EQ(t.removed.size(), 1u);
-  EXPECT_EQ(t.removed[0].path, "/opt/a");
-  EXPECT_EQ(t.removed[0].layer, "layer0");
-  EXPECT_EQ(t.removed_by.at("/opt/a"), "layer1");
+  ASSERT_EQ(t.removed().size(), 1u);
+  EXPECT_EQ(t.removed()[0].path, "/opt/a");
+  EXPECT_EQ(t.removed()[0].layer, "layer0");
+  EXPECT_EQ(t.removed_by("/opt/a"), "layer1");
   EXPECT_EQ(t.captured.count("/opt/a"), 0u);
   EXPECT_EQ(t.captured.at("/opt/b"), "2");
 }
@@ -58,7 +58,7 @@ TEST(TreeOnInMemoryLayers, WhiteoutOfDirectoryDeletesItsSubtree) {
   MergedTree t = build(img);
   EXPECT_FALSE(t.lookup("/opt/efa"));
   EXPECT_FALSE(t.lookup("/opt/efa/lib/libfabric.so.1"));
-  EXPECT_EQ(t.removed_by.at("/opt/efa/lib/libfabric.so.1"), "layer1");
+  EXPECT_EQ(t.removed_by("/opt/efa/lib/libfabric.so.1"), "layer1");
   EXPECT_EQ(t.children("/opt"), std::vector<std::string>{});
 }
 
@@ -69,7 +69,7 @@ TEST(TreeOnInMemoryLayers, OpaqueDirectoryHidesLowerChildrenButKeepsItsOwnWhatev
   img.layer().dir("/etc/ld.so.conf.d").file("/etc/ld.so.conf.d/new.conf", "new").opaque("/etc/ld.so.conf.d");
   MergedTree t = build(img);
   EXPECT_EQ(t.children("/etc/ld.so.conf.d"), std::vector<std::string>{"/etc/ld.so.conf.d/new.conf"});
-  EXPECT_EQ(t.removed_by.at("/etc/ld.so.conf.d/old.conf"), "layer1");
+  EXPECT_EQ(t.removed_by("/etc/ld.so.conf.d/old.conf"), "layer1");
   EXPECT_EQ(t.captured.at("/etc/ld.so.conf.d/new.conf"), "new");
 }
 
@@ -90,7 +90,7 @@ TEST(TreeOnInMemoryLayers, FileReplacingDirectoryDropsTheSubtree) {
   ASSERT_TRUE(t.lookup("/usr/local/mpi"));
   EXPECT_EQ(t.lookup("/usr/local/mpi")->type, EntryType::File);
   EXPECT_FALSE(t.lookup("/usr/local/mpi/lib/libmpi.so.40"));
-  EXPECT_EQ(t.removed_by.at("/usr/local/mpi/lib/libmpi.so.40"), "layer1");
+  EXPECT_EQ(t.removed_by("/usr/local/mpi/lib/libmpi.so.40"), "layer1");
   EXPECT_EQ(t.captured.count("/usr/local/mpi/lib/libmpi.so.40"), 0u);
 }
 
@@ -110,7 +110,7 @@ TEST(TreeOnInMemoryLayers, LaterCopyWinsAndReplacesTheCapture) {
   MergedTree t = build(img);
   EXPECT_EQ(t.captured.at("/v"), "2");
   EXPECT_EQ(t.lookup("/v")->layer, "layer1");
-  EXPECT_TRUE(t.removed.empty());
+  EXPECT_TRUE(t.removed().empty());
 }
 
 TEST(TreeOnInMemoryLayers, UnwantedLaterCopyDropsTheStaleCapture) {

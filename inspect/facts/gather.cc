@@ -336,14 +336,13 @@ void Gatherer::mpi_votes() {
 }
 
 void Gatherer::removed() {
-  for (const auto& e : tree_.removed) {
+  for (const auto& e : tree_.removed()) {
     const std::string base = base_of(e.path);
     bool efa = under(e.path, "/opt/amazon/efa") && base.starts_with("libfabric.so");
     bool ofi = (under(e.path, "/opt/amazon/ofi-nccl") || under(e.path, "/opt/amazon/aws-ofi-nccl")) &&
                base.starts_with("libnccl-net");
     if (!(efa || ofi) || tree_.lookup(e.path)) continue;
-    auto by = tree_.removed_by.find(e.path);
-    f_.removed.push_back({e.path, e.layer, by == tree_.removed_by.end() ? "" : by->second});
+    f_.removed.push_back({e.path, std::string(e.layer), std::string(e.removed_by)});
   }
 }
 

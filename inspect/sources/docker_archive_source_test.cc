@@ -88,7 +88,7 @@ TEST_P(DockerArchiveLayouts, MergedTreeMatchesTheLayersWhiteoutsApplied) {
   EXPECT_EQ(d.layers, diff_ids(img));
   EXPECT_EQ(d.config_digest, sha256_digest(config_json(img)));
   EXPECT_EQ(t.lookup("/opt/amazon/efa_installed_packages")->layer, diff_ids(img)[1]);
-  EXPECT_EQ(t.removed_by.at("/usr/local/mpi/lib/libmpi.so.40.30.0"), diff_ids(img)[2]);
+  EXPECT_EQ(t.removed_by("/usr/local/mpi/lib/libmpi.so.40.30.0"), diff_ids(img)[2]);
 }
 
 INSTANTIATE_TEST_SUITE_P(All, DockerArchiveLayouts,

@@ -60,7 +60,7 @@ TEST(DockerdSource, ReadsALoadedMultiLayerImageThroughTheEngineApi) {
   MergedTree t = build_tree(*src, want, capture_all);
   auto mem = memory_source(img);
   EXPECT_EQ(tree_listing(t), tree_listing(build_tree(*mem, want, capture_all)));
-  EXPECT_EQ(t.removed_by.at("/gone"), diff_ids(img)[1]);
+  EXPECT_EQ(t.removed_by("/gone"), diff_ids(img)[1]);
 }
 
 TEST(DockerdSource, MissingImageIsTheDaemonsOneLineError) {

@@ -427,9 +427,9 @@ std::string tree_listing(const MergedTree& t, bool with_layers) {
   }
   if (with_layers) {
     o << "removed:\n";
-    for (const auto& e : t.removed) {
+    for (const auto& e : t.removed()) {
       line(e.path, e.type, e.mode, e.size, e.link_target, e.rdev_major, e.rdev_minor, e.layer);
-      o << " by " << t.removed_by.at(e.path) << '\n';
+      o << " by " << e.removed_by << '\n';
     }
   }
   return o.str();
