@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string_view>
 
 #include "inspect/elf/elf_reader.h"
 #include "inspect/facts/text_parsers.h"
@@ -25,14 +26,15 @@ constexpr uint64_t kMaxDpkgStatus = 64u << 20;
 // would only cost time): MPI applications and launchers are small.
 constexpr uint64_t kMaxProgram = 256u << 20;
 
-std::string base_of(const std::string& p) { return p.substr(p.rfind('/') + 1); }
+// A view into the entry's path: classify() runs for every regular file.
+std::string_view base_of(std::string_view p) { return p.substr(p.rfind('/') + 1); }
 
 bool under(const std::string& p, std::string_view dir) { return p.size() > dir.size() && p.starts_with(dir) && p[dir.size()] == '/'; }
 
 bool ends_with(const std::string& p, std::string_view s) { return p.size() >= s.size() && p.ends_with(s); }
 
 // A file name with a full release after ".so.": libnccl.so.2.30.7.
-bool has_so_release(const std::string& base) {
+bool has_so_release(std::string_view base) {
   auto so = base.find(".so.");
   if (so == std::string::npos) return false;
   int dots = 0;
@@ -43,7 +45,7 @@ bool has_so_release(const std::string& base) {
   return dots >= 2;
 }
 
-bool is_library_name(const std::string& base) {
+bool is_library_name(std::string_view base) {
   return base.starts_with("libfabric.so") || base.starts_with("libnccl-net") || base.starts_with("libnccl.so") ||
          base.starts_with("libmpi.so");
 }
@@ -71,7 +73,7 @@ bool keep_dpkg(std::string_view n) {
 
 FileKind classify(const Entry& e) {
   const std::string& p = e.path;
-  const std::string base = base_of(p);
+  const std::string_view base = base_of(p);
   if (p == "/opt/amazon/efa_installed_packages") return FileKind::Manifest;
   if (p == "/var/lib/dpkg/status") return FileKind::DpkgStatus;
   if (p == "/etc/environment") return FileKind::Environment;
@@ -115,7 +117,7 @@ nlohmann::json capture_file(const Entry& e, ContentReader& r) {
     case FileKind::ElfLibrary:
     case FileKind::ElfProgram: {
       elf::ElfOptions opt;
-      const std::string base = base_of(e.path);
+      const std::string_view base = base_of(e.path);
       if (base.starts_with("libnccl-net")) opt.markers = {kOfiMarker};
       // The file name already gives NCCL's release; scan only when it does not.
       if (base.starts_with("libnccl.so") && !has_so_release(base)) opt.markers = {kNcclMarker};

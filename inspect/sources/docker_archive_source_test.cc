@@ -170,6 +170,26 @@ TEST(DockerArchiveHostile, HardLinkToMissingTargetIsRefused) {
   expect_error(tmp / "bad.tar", "member 'a' (header at tar offset 0): hard link to missing target 'not-there'");
 }
 
+TEST(DockerArchiveHostile, HardLinkToAFileReplacedByADirectoryIsRefused) {
+  TempDir tmp;
+  write_one_layer(tmp, LayerSpec{}.file("/a", "1").dir("/a").hardlink("/b", "/a"));
+  expect_error(tmp / "bad.tar", "member 'b' (header at tar offset 1536): hard link to missing target 'a'");
+}
+
+TEST(DockerArchive, HardLinksToEachOfManyEarlierFilesAreAccepted) {
+  TempDir tmp;
+  LayerSpec l;
+  for (int i = 0; i < 3000; ++i) l.file("/d/f" + std::to_string(i), "");  // the set of targets grows
+  for (int i = 0; i < 3000; i += 7) l.hardlink("/e/l" + std::to_string(i), "/d/f" + std::to_string(i));
+  ImageSpec img;
+  img.layers.push_back(l);
+  write_docker_archive(img, tmp / "img.tar");
+  auto src = open_docker_archive_source(tmp / "img.tar");
+  MergedTree t = tree_of(*src);
+  ASSERT_TRUE(t.lookup("/e/l2996"));
+  EXPECT_EQ(t.lookup("/e/l2996")->type, EntryType::Hardlink);
+}
+
 TEST(DockerArchiveHostile, MemberWrittenThroughAnEscapingSymlinkIsRefused) {
   TempDir tmp;
   write_one_layer(tmp, LayerSpec{}.symlink("/evil", "/etc").file("/evil/passwd", "root::0:0"));
