@@ -10,7 +10,7 @@ pkgs=(
   libcurl4-openssl-dev libssl-dev libarchive-dev libsquashfs-dev liblzo2-dev libzstd-dev zlib1g-dev
   libgtest-dev libgmock-dev
   # real tools the tests compare against
-  squashfs-tools squashfs-tools-ng skopeo docker.io zstd python3 busybox-static
+  squashfs-tools squashfs-tools-ng squashfuse fuse3 skopeo docker.io zstd python3 busybox-static
   gzip xz-utils tar file binutils curl dash ca-certificates
 )
 missing=()

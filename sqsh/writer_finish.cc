@@ -50,7 +50,18 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
                  "writing directory entry " + n);
       }
       check_rc(sqfs_dir_writer_end(dirwr.get()), "writing a directory");
-      owned.reset(check_alloc(sqfs_dir_writer_create_inode(dirwr.get(), 0, w->xattr_idx, parent_num),
+      // A listing that crosses a meta data block boundary gets an extended
+      // inode with a directory index, as mksquashfs writes it: the kernel
+      // and squashfuse then seek to the right header of a big directory
+      // (site-packages, /usr/lib/x86_64-linux-gnu) instead of scanning the
+      // whole listing. libsquashfs 1.2.0 only fills the index into an
+      // extended inode, and only makes one for an xattr or a large listing,
+      // so ask for it with a placeholder xattr index; the real one (or
+      // none) is set below.
+      bool crosses = (sqfs_dir_writer_get_dir_reference(dirwr.get()) & 0xFFFF) + sqfs_dir_writer_get_size(dirwr.get()) >
+                     SQFS_META_BLOCK_SIZE;
+      uint32_t want_ext = crosses && w->xattr_idx == kNoXattr ? 0 : w->xattr_idx;
+      owned.reset(check_alloc(sqfs_dir_writer_create_inode(dirwr.get(), 0, want_ext, parent_num),
                               "creating a directory inode", name));
       inode = owned.get();
       if (inode->base.type == SQFS_INODE_DIR) {
@@ -98,7 +109,13 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
   inode->base.mode = static_cast<sqfs_u16>(type_bits(w->type) | w->mode);
   inode->base.mod_time = w->mtime;
   inode->base.inode_number = w->inode_num;
-  check_rc(sqfs_inode_set_xattr_index(inode, w->xattr_idx), "setting an xattr index");
+  if (inode->base.type == SQFS_INODE_EXT_DIR && w->xattr_idx == kNoXattr) {
+    // sqfs_inode_set_xattr_index would turn it back into a basic inode and
+    // drop the directory index asked for above.
+    inode->data.dir_ext.xattr_idx = kNoXattr;
+  } else {
+    check_rc(sqfs_inode_set_xattr_index(inode, w->xattr_idx), "setting an xattr index");
+  }
   check_rc(sqfs_id_table_id_to_index(ids.get(), w->uid, &inode->base.uid_idx), "recording uid");
   check_rc(sqfs_id_table_id_to_index(ids.get(), w->gid, &inode->base.gid_idx), "recording gid");
   sqfs_u64 block = 0;
