@@ -58,8 +58,9 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
       // extended inode, and only makes one for an xattr or a large listing,
       // so ask for it with a placeholder xattr index; the real one (or
       // none) is set below.
-      bool crosses = (sqfs_dir_writer_get_dir_reference(dirwr.get()) & 0xFFFF) + sqfs_dir_writer_get_size(dirwr.get()) >
-                     SQFS_META_BLOCK_SIZE;
+      bool crosses =
+          (sqfs_dir_writer_get_dir_reference(dirwr.get()) & 0xFFFF) + sqfs_dir_writer_get_size(dirwr.get()) >
+          SQFS_META_BLOCK_SIZE;
       uint32_t want_ext = crosses && w->xattr_idx == kNoXattr ? 0 : w->xattr_idx;
       owned.reset(check_alloc(sqfs_dir_writer_create_inode(dirwr.get(), 0, want_ext, parent_num),
                               "creating a directory inode", name));
@@ -82,7 +83,8 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
       break;
     default: {
       size_t extra = w->type == NodeType::Symlink ? w->target.size() : 0;
-      made.reset(static_cast<sqfs_inode_generic_t*>(std::calloc(1, sizeof(sqfs_inode_generic_t) + extra + 1)));
+      made.reset(
+          static_cast<sqfs_inode_generic_t*>(std::calloc(1, sizeof(sqfs_inode_generic_t) + extra + 1)));
       inode = check_alloc(made.get(), "creating an inode", name);
       switch (w->type) {
         case NodeType::Symlink:
@@ -180,12 +182,13 @@ uint64_t Writer::Impl::finish() {
   check_rc(sqfs_meta_write_write_to_file(dm.get()), "writing the directory table");
   check_rc(sqfs_frag_table_write(frag.get(), file.get(), &super, cmp.get()), "writing the fragment table");
   if (opt.exportable) {
-    check_rc(sqfs_dir_writer_write_export_table(dirwr.get(), file.get(), cmp.get(), root->inode_num, root->inode_ref,
-                                                &super),
+    check_rc(sqfs_dir_writer_write_export_table(dirwr.get(), file.get(), cmp.get(), root->inode_num,
+                                                root->inode_ref, &super),
              "writing the export table");
   }
   check_rc(sqfs_id_table_write(ids.get(), file.get(), &super, cmp.get()), "writing the id table");
-  if (xwr) check_rc(sqfs_xattr_writer_flush(xwr.get(), file.get(), &super, cmp.get()), "writing the xattr tables");
+  if (xwr)
+    check_rc(sqfs_xattr_writer_flush(xwr.get(), file.get(), &super, cmp.get()), "writing the xattr tables");
   super.inode_count = count;
   super.bytes_used = file->get_size(file.get());
   check_rc(sqfs_super_write(&super, file.get()), "writing the super block");

@@ -3,10 +3,9 @@
 // (unsquashfs -lln, -cat, full extraction) and squashfs-tools-ng
 // (rdsquashfs -d, -c), for every compressor the writer offers.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include "common/error.h"
 #include "common/fd.h"
@@ -31,7 +30,8 @@ void feed(Writer& w, const std::string& root, const std::map<std::string, Record
     } else if (n.type == NodeType::File) {
       w.begin_file(n);
       const std::string& c = it->second.content;
-      for (size_t off = 0; off < c.size(); off += 100000) w.write(c.data() + off, std::min<size_t>(100000, c.size() - off));
+      for (size_t off = 0; off < c.size(); off += 100000)
+        w.write(c.data() + off, std::min<size_t>(100000, c.size() - off));
       w.end_file();
     } else {
       w.add(n);
@@ -145,7 +145,8 @@ TEST_P(WrittenImage, RealToolsListExtractAndCatIt) {
                         "/etc/empty-file", "/usr/lib/setuid-hardlink"}) {
     auto cat = testing::run("unsquashfs -cat " + testing::quote(img) + " " + p + " 2>/dev/null");
     ASSERT_EQ(cat.status, 0) << p;
-    const Record& want = tree.at(tree.at(p).node.type == NodeType::Hardlink ? tree.at(p).node.link_target : p);
+    const Record& want =
+        tree.at(tree.at(p).node.type == NodeType::Hardlink ? tree.at(p).node.link_target : p);
     EXPECT_TRUE(cat.output == want.content) << p;
   }
   // ... and a full extraction reproduces the tree, hard links included.
@@ -173,10 +174,12 @@ INSTANTIATE_TEST_SUITE_P(Compressors, WrittenImage,
                                            WriterCase{"lzo", Compressor::Lzo, true, 128u << 10},
                                            WriterCase{"lzo_noD_enroot", Compressor::Lzo, false, 128u << 10},
                                            WriterCase{"none", Compressor::None, true, 128u << 10}),
-                         [](const ::testing::TestParamInfo<WriterCase>& i) { return std::string(i.param.name); });
+                         [](const ::testing::TestParamInfo<WriterCase>& i) {
+                           return std::string(i.param.name);
+                         });
 
-std::string write_image(const std::string& path, const std::string& root, const std::map<std::string, Record>& tree,
-                        WriterOptions opt) {
+std::string write_image(const std::string& path, const std::string& root,
+                        const std::map<std::string, Record>& tree, WriterOptions opt) {
   UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   Writer w(fd.get(), path, opt);
   feed(w, root, tree);
@@ -323,7 +326,8 @@ TEST(Writer, FullDeviceGivesErrorNamingTheErrno) {
     Writer w(fd.get(), "out.sqsh", WriterOptions{});
     FAIL() << "no error";
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "out.sqsh: writing the super block: I/O error (No space left on device)");
+    EXPECT_EQ(std::string(e.what()),
+              "out.sqsh: writing the super block: I/O error (No space left on device)");
   }
 }
 
@@ -340,7 +344,8 @@ TEST(Writer, Lz4StaysRefusedWhileUnsquashfsRejectsLibsquashfsLz4) {
   TempDir tmp;
   std::filesystem::create_directories(tmp / "r/a");
   testing::write_file(tmp / "r/a/f", "hello\n");
-  auto mk = testing::run("gensquashfs -q -c lz4 -D " + testing::quote(tmp / "r") + " " + testing::quote(tmp / "lz4.sqsh"));
+  auto mk = testing::run("gensquashfs -q -c lz4 -D " + testing::quote(tmp / "r") + " " +
+                         testing::quote(tmp / "lz4.sqsh"));
   ASSERT_EQ(mk.status, 0) << mk.output;
   auto ls = testing::run("unsquashfs -lln " + testing::quote(tmp / "lz4.sqsh"));
   EXPECT_NE(ls.status, 0);
@@ -402,9 +407,10 @@ TEST(Writer, SocketsBlockDevicesAndXattrsRoundTrip) {
   // unsquashfs 4.5.1 prints minors > 255 oddly ("4355, 44"), the same way
   // for mksquashfs's own encoding of 259:300: the encodings agree.
   std::filesystem::create_directories(tmp / "empty");
-  auto ref = testing::run("mksquashfs " + testing::quote(tmp / "empty") + " " + testing::quote(tmp / "ref.sqsh") +
-                          " -noappend -quiet -p 'nvme0n1 b 0660 0 6 259 300' && unsquashfs -lln " +
-                          testing::quote(tmp / "ref.sqsh"));
+  auto ref =
+      testing::run("mksquashfs " + testing::quote(tmp / "empty") + " " + testing::quote(tmp / "ref.sqsh") +
+                   " -noappend -quiet -p 'nvme0n1 b 0660 0 6 259 300' && unsquashfs -lln " +
+                   testing::quote(tmp / "ref.sqsh"));
   ASSERT_EQ(ref.status, 0) << ref.output;
   auto x = testing::run("unsquashfs -lln " + testing::quote(img));
   EXPECT_EQ(x.status, 0) << x.output;
@@ -448,7 +454,9 @@ TEST(Writer, LargeDirectoriesRoundTripBothWays) {
 
   std::string ref = tmp / "ref.sqsh";
   ASSERT_EQ(testing::run("mksquashfs " + testing::quote(tmp / "tree") + " " + testing::quote(ref) +
-                         " -noappend -quiet -comp lzo").status, 0);
+                         " -noappend -quiet -comp lzo")
+                .status,
+            0);
   Image theirs(ref);
   EXPECT_EQ(testing::read_image(theirs).size(), 3002u);
 }
@@ -578,7 +586,8 @@ TEST(Writer, DirectoryPastOneMetaBlockGetsAnIndexAsMksquashfsWrites) {
   std::string mnt = tmp / "mnt";
   std::filesystem::create_directories(mnt);
   auto m = testing::run("squashfuse " + testing::quote(img) + " " + testing::quote(mnt));
-  if (m.status != 0) GTEST_SKIP() << "squashfuse cannot mount here (" << m.output << "); index checked statically";
+  if (m.status != 0)
+    GTEST_SKIP() << "squashfuse cannot mount here (" << m.output << "); index checked statically";
   size_t found = 0;
   for (const auto& n : names) found += std::filesystem::exists(mnt + "/big/" + n);
   bool stray = std::filesystem::exists(mnt + "/big/site-package-module-1800.py");
