@@ -70,12 +70,24 @@ bool may_shadow(const std::string& d) {
          t == "/usr/lib/aarch64-linux-gnu" || t == "/lib/x86_64-linux-gnu" || t == "/usr/lib64";
 }
 
+// A directory where a distribution libfabric (Ubuntu's libfabric1) or a
+// self-built one lives.
+bool may_hold_libfabric(const std::string& d) {
+  std::string t = trimmed(d);
+  return t.find("libfabric") != std::string::npos || t == "/usr/lib/x86_64-linux-gnu" ||
+         t == "/usr/lib/aarch64-linux-gnu" || t == "/lib/x86_64-linux-gnu" || t == "/usr/lib64";
+}
+
 struct Verdict {
   Severity sev = Severity::Info;  // Info = fine
   std::string message;
 };
 
-Verdict judge(const KeyValue& kv, const Layout& l) {
+// `own_stack`: the base carries an EFA stack of its own (an NGC image), whose
+// older copies must not win; elsewhere the loader finds the installer's
+// libraries through its /etc/ld.so.conf.d entry and only a directory that may
+// hold another libfabric/plugin ahead of them is wrong.
+Verdict judge(const KeyValue& kv, const Layout& l, bool own_stack) {
   auto dirs = split_path_list(kv.value);
   size_t shadow = dirs.size();
   for (size_t i = 0; i < dirs.size(); ++i)
@@ -90,6 +102,13 @@ Verdict judge(const KeyValue& kv, const Layout& l) {
   };
   size_t efa = find(efa_dir), plugin = find(plugin_dir);
   std::string need = l.plugin ? l.plugin_hint + " and /opt/amazon/efa/lib" : "/opt/amazon/efa/lib";
+  if (!own_stack) {
+    auto fabric = static_cast<size_t>(std::find_if(dirs.begin(), dirs.end(), may_hold_libfabric) - dirs.begin());
+    if (fabric < efa)
+      return {Severity::Error, "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " + dirs[fabric] +
+                                   " before the installer's libfabric: a distribution libfabric there would be loaded first"};
+    return {};
+  }
   if ((l.plugin && plugin == dirs.size()) || efa == dirs.size())
     return {Severity::Error,
             "the image's final LD_LIBRARY_PATH ('" + kv.value + "') does not list " + need +
@@ -129,13 +148,14 @@ void check(const Context& c) {
     if (in->keyword != "ENV") continue;
     for (const KeyValue& kv : in->pairs) {
       if (kv.key != "LD_LIBRARY_PATH") continue;
-      verdict = judge(kv, l);
+      verdict = judge(kv, l, c.ngc_base);
       if (!blamed || verdict.sev != prev.sev || verdict.sev == Severity::Info) blamed = &kv;
       prev = verdict;
       last = &kv;
     }
   }
   if (!last) {
+    if (!c.ngc_base) return;  // the installer's ld.so.conf.d entry finds its libraries
     const InstallerRun& r = runs.back();
     c.report(info, Severity::Error, r.argv[0]->span,
              "no ENV LD_LIBRARY_PATH in the image with efa_installer.sh: add ENV LD_LIBRARY_PATH=" + want, {},

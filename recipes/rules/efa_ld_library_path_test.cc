@@ -83,6 +83,16 @@ TEST(EfaLdLibraryPath, LaterEnvThatAppendsKeepsTheOrder) {
   EXPECT_THAT(hits(df, "efa-ld-library-path"), IsEmpty());
 }
 
+// A base without an EFA stack of its own has no older copies: the installer's
+// /etc/ld.so.conf.d entry finds its libraries; only a shadowing directory is wrong.
+TEST(EfaLdLibraryPath, CudaBaseNeedsNoEnvButNoShadowingDirFirst) {
+  std::string df = replace(replace(kSeedShort, kEnv, ""), "nvcr.io/nvidia/pytorch:26.08-py3", "nvidia/cuda:12.4.1-devel-ubuntu22.04");
+  EXPECT_THAT(hits(df, "efa-ld-library-path"), IsEmpty());
+  EXPECT_THAT(hits(df + "ENV LD_LIBRARY_PATH=/opt/aws-ofi-nccl/lib:$LD_LIBRARY_PATH\n", "efa-ld-library-path"), IsEmpty());
+  EXPECT_THAT(hits(df + "ENV LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/opt/amazon/efa/lib:$LD_LIBRARY_PATH\n", "efa-ld-library-path"),
+              ElementsAre("11:21 error"));
+}
+
 TEST(EfaLdLibraryPath, QuietWithoutAnInstaller) {
   EXPECT_THAT(hits("FROM ubuntu:24.04\nENV LD_LIBRARY_PATH=/usr/lib\n", "efa-ld-library-path"), IsEmpty());
 }

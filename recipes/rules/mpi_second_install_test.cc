@@ -56,7 +56,7 @@ TEST(MpiSecondInstall, DownloadUnpackBuildAndRmOfOneTarballIsOneFinding) {
 TEST(MpiSecondInstall, ReplacePatternIsOneWarningAtTheRemoval) {
   std::string df = kSeedShort + "RUN rm -rf /opt/hpcx/ompi /usr/local/mpi\n" +
                    "ENV PATH=/opt/amazon/openmpi/bin:$PATH\nENV OPAL_PREFIX=/opt/amazon/openmpi\n";
-  EXPECT_THAT(hits(df, "mpi-second-install"), ElementsAre("12:12 warning"));
+  EXPECT_THAT(hits(df, "mpi-second-install"), ElementsAre("12:27 warning"));
   auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].related.size(), 2u);
