@@ -97,6 +97,14 @@ TEST(MpiSecondInstall, HpcImagesNameHpcx) {
   EXPECT_NE(d[0].message.find("/opt/hpcx/ompi"), std::string::npos) << d[0].message;
 }
 
+// Building against the base's own HPC-X Open MPI is not a second one.
+TEST(MpiSecondInstall, QuietForTheBasesOwnHpcx) {
+  EXPECT_THAT(hits("FROM nvcr.io/nvidia/hpc-benchmarks:24.09\n"
+                   "RUN ./configure --with-mpi=/opt/hpcx/ompi/ --with-libfabric=/opt/amazon/efa\n",
+                   "mpi-second-install"),
+              IsEmpty());
+}
+
 TEST(MpiSecondInstall, NgcBaseOptionDeclaresAPrivateMirror) {
   std::string df = "FROM registry.example.com/ml/pytorch-ngc:26.08\nENV OPAL_PREFIX=/opt/amazon/openmpi\n";
   EXPECT_THAT(hits(df, "mpi-second-install"), IsEmpty());
