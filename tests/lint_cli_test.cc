@@ -159,6 +159,23 @@ TEST(LintCli, DirectoryIsWalkedAndARefusedFileDoesNotHideTheOthers) {
   fs::remove_all(dir);
 }
 
+// One root cause, one SARIF result: the other lines are its relatedLocations.
+TEST(LintCli, SarifCarriesRelatedLocations) {
+  fs::path tmp = fs::temp_directory_path() / ("trainimg_related_" + std::to_string(::getpid()) + ".Dockerfile");
+  std::ofstream(tmp) << "FROM nvcr.io/nvidia/pytorch:26.08-py3\n"
+                        "ENV PATH=/opt/amazon/openmpi/bin:$PATH\n"
+                        "ENV OPAL_PREFIX=/opt/amazon/openmpi\n";
+  Result r = lint("--format sarif " + tmp.string());
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  auto results = nlohmann::json::parse(r.out)["runs"][0]["results"];
+  ASSERT_EQ(results.size(), 1u) << r.out;
+  EXPECT_EQ(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 2);
+  ASSERT_EQ(results[0]["relatedLocations"].size(), 1u);
+  EXPECT_EQ(results[0]["relatedLocations"][0]["physicalLocation"]["region"]["startLine"], 3);
+  EXPECT_EQ(results[0]["relatedLocations"][0]["physicalLocation"]["region"]["startColumn"], 17);
+  fs::remove(tmp);
+}
+
 TEST(LintCli, UnknownInstructionUnderASyntaxDirectiveIsARemark) {
   fs::path tmp = fs::temp_directory_path() / ("trainimg_syntax_" + std::to_string(::getpid()) + ".Dockerfile");
   std::ofstream(tmp) << "# syntax = edrevo/dockerfile-plus\nINCLUDE+ base.Dockerfile\nFROM ubuntu:24.04\n";
