@@ -103,10 +103,12 @@ Verdict judge(const KeyValue& kv, const Layout& l, bool own_stack) {
   size_t efa = find(efa_dir), plugin = find(plugin_dir);
   std::string need = l.plugin ? l.plugin_hint + " and /opt/amazon/efa/lib" : "/opt/amazon/efa/lib";
   if (!own_stack) {
-    auto fabric = static_cast<size_t>(std::find_if(dirs.begin(), dirs.end(), may_hold_libfabric) - dirs.begin());
+    auto fabric =
+        static_cast<size_t>(std::find_if(dirs.begin(), dirs.end(), may_hold_libfabric) - dirs.begin());
     if (fabric < efa)
-      return {Severity::Error, "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " + dirs[fabric] +
-                                   " before the installer's libfabric: a distribution libfabric there would be loaded first"};
+      return {Severity::Error,
+              "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " + dirs[fabric] +
+                  " before the installer's libfabric: a distribution libfabric there would be loaded first"};
     return {};
   }
   if ((l.plugin && plugin == dirs.size()) || efa == dirs.size())
