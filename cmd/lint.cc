@@ -1,20 +1,25 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// trainimg lint FILE... [--format text|json|sarif|junit] [--fail-on error|warning|never]
-//                       [--expect efa-installer=VERSION]
+// trainimg lint FILE|DIR... [--format text|json|sarif|junit] [--fail-on error|warning|never]
+//                           [--expect efa-installer=VERSION] [--ngc-base PREFIX]...
 // Dockerfiles ("-" = standard input) are parsed and linted; *.yaml/*.yml
 // recipes are validated, rendered and linted with positions in the recipe.
-// Every input is read and checked before anything is printed, so a
-// malformed one (exit 2) leaves no partial report.
+// Every input named on the command line is read and checked before anything
+// is printed, so a malformed one (exit 2) leaves no partial report; a file
+// found by walking a directory that is refused is reported on stderr (exit 2)
+// while the others are still linted and reported.
+#include "recipes/lint.h"
+
 #include <unistd.h>
 
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
 
 #include "cmd/command.h"
+#include "common/error.h"
 #include "common/report.h"
 #include "common/source_file.h"
-#include "recipes/lint.h"
 #include "recipes/recipe.h"
 
 namespace trainimg::cmd {
@@ -25,6 +30,7 @@ struct LintFlags {
   std::string format = "text";
   std::string fail_on = "error";
   std::vector<std::string> expect;
+  std::vector<std::string> ngc_bases;
 };
 
 bool is_recipe(const std::string& path) {
@@ -32,6 +38,26 @@ bool is_recipe(const std::string& path) {
     return path.size() > s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
   };
   return ends(".yaml") || ends(".yml");
+}
+
+// One input: a path named on the command line, or a file found by walking a
+// directory named there (`walked`: a refusal does not stop the others).
+struct Input {
+  std::string path;
+  bool walked = false;
+};
+
+std::vector<Input> expand_inputs(const std::vector<std::string>& args) {
+  std::vector<Input> out;
+  for (const auto& a : args) {
+    std::error_code ec;
+    if (a != "-" && std::filesystem::is_directory(a, ec)) {
+      for (auto& p : recipes::dockerfiles_under(a)) out.push_back({std::move(p), true});
+    } else {
+      out.push_back({a, false});
+    }
+  }
+  return out;
 }
 
 int run_lint(const LintFlags& fl) {
@@ -45,16 +71,27 @@ int run_lint(const LintFlags& fl) {
   report.rules = recipes::lint_rules();
   std::vector<std::unique_ptr<SourceFile>> sources;
   std::map<std::string, const SourceFile*> by_name;
+  for (const auto& b : fl.ngc_bases) opt.ngc_bases.push_back(b);
   bool any_recipe = false;
-  for (const auto& path : fl.files) {
+  std::vector<Diagnostic> refused;  // files of a walked directory that are not Dockerfiles
+  for (const auto& [path, walked] : expand_inputs(fl.files)) {
     std::vector<Diagnostic> found;
-    if (path != "-" && is_recipe(path)) {
-      any_recipe = true;
-      found = recipes::lint_recipe_file(path, opt);
-      sources.push_back(std::make_unique<SourceFile>(SourceFile::read(path)));
-    } else {
-      sources.push_back(std::make_unique<SourceFile>(SourceFile::read(path)));
-      found = recipes::lint_dockerfile(*sources.back(), opt);
+    try {
+      if (path != "-" && !walked && is_recipe(path)) {
+        any_recipe = true;
+        found = recipes::lint_recipe_file(path, opt);
+        sources.push_back(std::make_unique<SourceFile>(SourceFile::read(path)));
+      } else {
+        auto src = std::make_unique<SourceFile>(SourceFile::read(path));
+        recipes::Dockerfile df = recipes::parse_dockerfile(*src);
+        found = recipes::lint_dockerfile(df, *src, opt);
+        for (const auto& n : df.notes) report.notes.push_back(n.location() + ": " + n.message);
+        sources.push_back(std::move(src));
+      }
+    } catch (const Error& e) {
+      if (!walked) throw;
+      refused.push_back(e.diagnostic());
+      continue;
     }
     by_name[sources.back()->name()] = sources.back().get();
     report.inputs.push_back(sources.back()->name());
@@ -64,30 +101,48 @@ int run_lint(const LintFlags& fl) {
     const auto& extra = recipes::recipe_rules();
     report.rules.insert(report.rules.end(), extra.begin(), extra.end());
   }
+  for (const auto& d : refused)
+    report.notes.push_back(d.location() +
+                           ": refused (not a Dockerfile that trainimg can parse): " + d.message);
   TextOptions topt;
   topt.color = want_color(STDOUT_FILENO);
   topt.sources = &by_name;
   std::cout << render(report, format, topt);
   std::cout.flush();
-  return exit_code(report, fail_on);
+  for (const auto& d : refused) std::cerr << render_diagnostic(d, want_color(STDERR_FILENO));
+  return refused.empty() ? exit_code(report, fail_on) : static_cast<int>(kExitUsage);
 }
 
 }  // namespace
 
 void setup_lint(CLI::App& sub, Runner& run) {
   auto fl = std::make_shared<LintFlags>();
-  sub.add_option("files", fl->files, "Dockerfiles ('-' = standard input) or recipes (*.yaml, *.yml)")->required();
+  sub.add_option("files", fl->files,
+                 "Dockerfiles ('-' = standard input), recipes (*.yaml, *.yml), or directories (walked for "
+                 "Dockerfile, Dockerfile.*, *.Dockerfile, *.dockerfile; hidden directories skipped)")
+      ->required();
+  sub.add_option(
+         "--ngc-base", fl->ngc_bases,
+         "an image prefix built on NGC's PyTorch container (it carries NGC's Open MPI in /usr/local/mpi); "
+         "repeatable, e.g. --ngc-base 123456789012.dkr.ecr.us-east-1.amazonaws.com/pytorch-ngc")
+      ->allow_extra_args(false)
+      ->type_size(1)
+      ->expected(1, 1);
   sub.add_option("--format", fl->format, "text, json (schema trainimg.lint/v1), sarif (2.1.0) or junit")
       ->check(CLI::IsMember({"text", "json", "sarif", "junit"}));
-  sub.add_option("--fail-on", fl->fail_on, "exit 1 when a finding is at or above: error (default), warning, never")
+  sub.add_option("--fail-on", fl->fail_on,
+                 "exit 1 when a finding is at or above: error (default), warning, never")
       ->check(CLI::IsMember({"error", "warning", "never"}));
   // One value per --expect, so `--expect efa-installer=1.50.0 Dockerfile` leaves the file positional.
-  sub.add_option("--expect", fl->expect, "the host's versions, e.g. efa-installer=1.50.0 (efa-version-pin errors when the image differs)")
+  sub.add_option(
+         "--expect", fl->expect,
+         "the host's versions, e.g. efa-installer=1.50.0 (efa-version-pin errors when the image differs)")
       ->allow_extra_args(false)
       ->type_size(1)
       ->expected(1, 1);
   sub.footer(
-      "Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or unreadable/malformed input.\n"
+      "Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or unreadable/malformed input\n"
+      "(in a walked directory: the other files are still linted and reported).\n"
       "Suppress one finding with '# trainimg: ignore=RULE-ID[,RULE-ID]' on the line before the instruction.");
   run = [fl] { return run_lint(*fl); };
 }

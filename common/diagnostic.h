@@ -27,6 +27,16 @@ struct RuleInfo {
   std::string domain;                   ///< "dockerfile", "recipe", "image", "host"
 };
 
+/// Another place that belongs to the same finding (the other lines of one
+/// root cause): SARIF relatedLocations, JSON "related".
+struct RelatedLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  int length = 0;
+  std::string message;
+};
+
 /// One message about one place. Lines and columns are 1-based; 0 = unknown.
 /// `length` is the number of columns the caret range covers (>= 1 when known).
 struct Diagnostic {
@@ -38,10 +48,11 @@ struct Diagnostic {
   int line = 0;
   int column = 0;
   int length = 0;
-  std::string source_line;  ///< text of `line`, for the caret display
-  std::string path;         ///< path inside an image, when the finding is about one
-  std::string layer;        ///< image layer digest (or "squashfs") of `path`
-  std::string seed;         ///< seed section (copied from the rule)
+  std::string source_line;               ///< text of `line`, for the caret display
+  std::string path;                      ///< path inside an image, when the finding is about one
+  std::string layer;                     ///< image layer digest (or "squashfs") of `path`
+  std::string seed;                      ///< seed section (copied from the rule)
+  std::vector<RelatedLocation> related;  ///< other places of the same root cause
 
   /// "file:line:col" with the parts that are known.
   std::string location() const;

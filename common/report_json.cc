@@ -18,6 +18,16 @@ nlohmann::ordered_json finding_json(const Diagnostic& d) {
   if (!d.layer.empty()) j["layer"] = d.layer;
   j["hint"] = d.hint;
   if (!d.seed.empty()) j["seed"] = d.seed;
+  if (!d.related.empty()) {
+    nlohmann::ordered_json rel = nlohmann::ordered_json::array();
+    for (const auto& x : d.related)
+      rel.push_back({{"file", x.file},
+                     {"line", x.line},
+                     {"column", x.column},
+                     {"length", x.length},
+                     {"message", x.message}});
+    j["related"] = std::move(rel);
+  }
   return j;
 }
 }  // namespace

@@ -63,6 +63,18 @@ nlohmann::ordered_json render_sarif(const Report& r) {
       loc["logicalLocations"] = oj::array({{{"fullyQualifiedName", fq}, {"kind", "member"}}});
     }
     res["locations"] = oj::array({loc});
+    if (!d.related.empty()) {
+      oj rel = oj::array();
+      int id = 1;
+      for (const auto& x : d.related) {
+        oj region = {{"startLine", x.line}, {"startColumn", x.column}};
+        if (x.length > 0) region["endColumn"] = x.column + x.length;
+        rel.push_back({{"id", id++},
+                       {"physicalLocation", {{"artifactLocation", {{"uri", x.file}}}, {"region", region}}},
+                       {"message", {{"text", x.message}}}});
+      }
+      res["relatedLocations"] = std::move(rel);
+    }
     results.push_back(std::move(res));
   }
   oj run;

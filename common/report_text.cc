@@ -51,6 +51,9 @@ std::string render_diagnostic(const Diagnostic& d, bool color) {
     else
       out += caret + "\n";
   }
+  for (const auto& x : d.related)
+    out += "  related: " + x.file + ":" + std::to_string(x.line) + ":" + std::to_string(x.column) + ": " +
+           x.message + "\n";
   if (!d.hint.empty()) out += "hint: " + d.hint + "\n";
   return out;
 }

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/diagnostic.h"
 #include "common/source_file.h"
 
 namespace trainimg::recipes {
@@ -47,14 +48,13 @@ using Vars = std::map<std::string, std::optional<std::string>>;
 /// in Dockerfile (not shell) syntax. References whose value is unknown are
 /// kept as written, so rules can still see them. `escape` escapes `$`.
 /// `unresolved` (if given) is set when any reference stayed unknown.
-std::string expand_vars(std::string_view s, const Vars& vars, char escape = '\\',
-                        bool* unresolved = nullptr);
+std::string expand_vars(std::string_view s, const Vars& vars, char escape = '\\', bool* unresolved = nullptr);
 
 /// One shell word.
 struct Word {
-  std::string text;  ///< quotes and escapes removed, known variables expanded
-  std::string raw;   ///< as written (continuations joined)
-  Span span;         ///< in the original file
+  std::string text;         ///< quotes and escapes removed, known variables expanded
+  std::string raw;          ///< as written (continuations joined)
+  Span span;                ///< in the original file
   bool quoted = false;      ///< some part of it was quoted
   bool unresolved = false;  ///< it references a variable whose value is unknown
 };
@@ -67,6 +67,7 @@ std::string_view to_string(ShellOp op);
 struct Command {
   std::vector<Word> assignments;  ///< VAR=value prefixes (or a bare assignment)
   std::vector<Word> argv;         ///< argv[0] is the program; may be empty
+  std::vector<Word> redirects;    ///< targets of output redirections (`> f`, `>> f`, `&> f`)
   ShellOp op = ShellOp::First;    ///< operator joining it to the previous command
   /// 0 for the RUN script itself; +1 for each `sh -c` / `bash -c` string, each
   /// `( … )` subshell and each heredoc fed to a shell that it is parsed from.
@@ -104,9 +105,9 @@ struct Flag {
 /// `KEY=VALUE` of ENV/ARG/LABEL (also the legacy `ENV KEY VALUE` form).
 struct KeyValue {
   std::string key;
-  std::string value;      ///< quotes removed, known variables expanded
-  std::string raw_value;  ///< quotes removed, variables NOT expanded
-  bool has_value = false; ///< false for `ARG NAME`
+  std::string value;       ///< quotes removed, known variables expanded
+  std::string raw_value;   ///< quotes removed, variables NOT expanded
+  bool has_value = false;  ///< false for `ARG NAME`
   bool unresolved = false;
   Span key_span;
   Span value_span;  ///< empty range at the end of the key when there is no value
@@ -126,21 +127,21 @@ struct Instruction {
   std::string raw_args;  ///< after the keyword: continuations joined, comment lines dropped
   int line = 0;          ///< of the keyword (1-based)
   int column = 0;
-  int end_line = 0;      ///< last line, heredoc bodies included
-  Span span;             ///< the keyword
+  int end_line = 0;  ///< last line, heredoc bodies included
+  Span span;         ///< the keyword
   std::vector<Flag> flags;
-  bool json_form = false;   ///< exec form `["a", "b"]`
+  bool json_form = false;  ///< exec form `["a", "b"]`
   /// JSON elements, or the shell-form words after the flags (for every
   /// instruction but RUN's shell form, whose commands are in `script`).
   std::vector<Word> args;
-  std::vector<KeyValue> pairs;     ///< ENV, ARG, LABEL
+  std::vector<KeyValue> pairs;  ///< ENV, ARG, LABEL
   std::vector<Heredoc> heredocs;
-  Script script;                   ///< RUN: the commands it runs
+  Script script;  ///< RUN: the commands it runs
   /// ARG and ENV in effect before this instruction (shared between the
   /// instructions of a run with no ARG/ENV in between).
   std::shared_ptr<const Vars> vars;
-  std::vector<std::string> ignore; ///< ids from `# trainimg: ignore=ID[,ID]` on the line before
-  MappedText text;                 ///< args text with original offsets
+  std::vector<std::string> ignore;  ///< ids from `# trainimg: ignore=ID[,ID]` on the line before
+  MappedText text;                  ///< args text with original offsets
 
   /// The flag `name` (without dashes), or nullptr.
   const Flag* flag(std::string_view name) const;
@@ -148,9 +149,9 @@ struct Instruction {
 
 struct Stage {
   int index = 0;
-  std::string name;      ///< `AS name`, lower-case; empty when unnamed
-  std::string base;      ///< the FROM image or stage name, variables expanded
-  int base_stage = -1;   ///< index of the stage FROM names, or -1 for an image
+  std::string name;     ///< `AS name`, lower-case; empty when unnamed
+  std::string base;     ///< the FROM image or stage name, variables expanded
+  int base_stage = -1;  ///< index of the stage FROM names, or -1 for an image
   /// The final stage and every stage it inherits FROM (transitively): what
   /// ends up in the image. Stages only used by COPY --from= do not.
   bool in_final_image = false;
@@ -163,6 +164,9 @@ struct Dockerfile {
   std::map<std::string, std::string> directives;  ///< lower-case name -> value
   std::vector<Instruction> global_args;           ///< ARGs before the first FROM
   std::vector<Stage> stages;                      ///< never empty
+  /// What the parser skipped instead of refusing (info severity, positioned):
+  /// an unknown instruction under a `# syntax=` directive.
+  std::vector<Diagnostic> notes;
 
   const Stage& final_stage() const { return stages.back(); }
   /// The image at the root of a stage's FROM chain ("scratch" included).
@@ -170,7 +174,8 @@ struct Dockerfile {
 };
 
 /// Parses a Dockerfile. Throws trainimg::Error positioned at `file:line:col`
-/// for malformed input: empty file, no FROM, unknown instruction, an
+/// for malformed input: empty file, no FROM, unknown instruction (without a
+/// `# syntax=` directive; with one it is skipped and noted), an
 /// instruction before FROM other than ARG, unterminated heredoc or quote,
 /// bad JSON form, a FROM with no image.
 Dockerfile parse_dockerfile(const SourceFile& f);

@@ -4,6 +4,8 @@
 #include "recipes/lint.h"
 
 #include <algorithm>
+#include <array>
+#include <filesystem>
 
 #include "common/error.h"
 #include "common/version.h"
@@ -31,14 +33,16 @@ bool suppressed(const Diagnostic& d, const Instruction& in) {
 
 std::vector<Diagnostic> lint_dockerfile(const Dockerfile& df, const SourceFile& f, const LintOptions& opt) {
   std::vector<Diagnostic> out;
-  rules::Context c{df, f, opt, {}, false, &out};
+  rules::Context c{df, f, opt, {}, false, &out, {}};
   std::vector<const Stage*> chain;
-  for (int i = static_cast<int>(df.stages.size()) - 1; i >= 0; i = df.stages[static_cast<size_t>(i)].base_stage)
+  for (int i = static_cast<int>(df.stages.size()) - 1; i >= 0;
+       i = df.stages[static_cast<size_t>(i)].base_stage)
     chain.push_back(&df.stages[static_cast<size_t>(i)]);
   std::reverse(chain.begin(), chain.end());
   for (const Stage* s : chain)
     for (const auto& in : s->instructions) c.final_image.push_back(&in);
-  c.ngc_base = is_ngc_image(df.root_image(df.final_stage()));
+  c.base = classify_base(df.root_image(df.final_stage()), opt);
+  c.ngc_base = c.base.ngc;
   for (const rules::Rule* r : rules::all_rules()) r->check(c);
   std::erase_if(out, [&](const Diagnostic& d) {
     for (const auto& s : df.stages)
@@ -54,13 +58,82 @@ std::vector<Diagnostic> lint_dockerfile(const SourceFile& f, const LintOptions& 
   return lint_dockerfile(parse_dockerfile(f), f, opt);
 }
 
+NgcBase classify_base(const std::string& image, const LintOptions& opt) {
+  std::string img = image;
+  for (auto& ch : img) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (std::string p : opt.ngc_bases) {
+    for (auto& ch : p) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (!p.empty() && img.rfind(p, 0) == 0) return {true, NgcMpi::UsrLocalMpi};
+  }
+  // NeMo framework early-access images, built on the PyTorch container.
+  if (img.rfind("nvcr.io/ea-bignlp/", 0) == 0) return {true, NgcMpi::UsrLocalMpi};
+  const std::string kNgc = "nvcr.io/nvidia/";
+  if (img.rfind(kNgc, 0) != 0) return {};
+  std::string repo = img.substr(kNgc.size());
+  repo = repo.substr(0, repo.find_first_of(":@"));
+  // The CUDA images carry no MPI (and no NGC EFA stack).
+  if (repo == "cuda" || repo.rfind("cuda/", 0) == 0) return {};
+  // The PyTorch container and the framework images built on it.
+  static const std::array<std::string_view, 9> kPyTorchFamily = {"pytorch",
+                                                                 "nemo",
+                                                                 "tensorflow",
+                                                                 "pyg",
+                                                                 "dgl",
+                                                                 "clara/bionemo-framework",
+                                                                 "tensorrt-llm/release",
+                                                                 "nemo-rl",
+                                                                 "nemo-framework"};
+  for (auto f : kPyTorchFamily)
+    if (repo == f) return {true, NgcMpi::UsrLocalMpi};
+  // HPC images carry HPC-X's Open MPI under /opt/hpcx.
+  if (repo == "hpc-benchmarks") return {true, NgcMpi::Hpcx};
+  return {true, NgcMpi::None};  // another NGC image: where its MPI is is not known
+}
+
+namespace {
+
+bool dockerfile_name(const std::string& n) {
+  auto ends = [&](std::string_view s) {
+    return n.size() > s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
+  };
+  return n == "Dockerfile" || n.rfind("Dockerfile.", 0) == 0 || ends(".Dockerfile") || ends(".dockerfile");
+}
+
+}  // namespace
+
+bool is_dockerfile_name(const std::string& name) {
+  return dockerfile_name(name);
+}
+
+std::vector<std::string> dockerfiles_under(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) throw Error(dir, "cannot read directory: " + ec.message());
+  for (; it != end; it.increment(ec)) {
+    if (ec) throw Error(dir, "cannot read directory: " + ec.message());
+    const fs::directory_entry& e = *it;
+    std::string name = e.path().filename().string();
+    std::error_code ec2;
+    if (e.is_directory(ec2)) {
+      if ((!name.empty() && name[0] == '.') || e.is_symlink(ec2)) it.disable_recursion_pending();
+      continue;
+    }
+    if (dockerfile_name(name) && e.is_regular_file(ec2)) out.push_back(e.path().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 void apply_expect(LintOptions& opt, const std::string& key_value) {
   size_t eq = key_value.find('=');
   std::string key = key_value.substr(0, eq);
   if (eq == std::string::npos || key != "efa-installer")
     throw Error("", "--expect: expected efa-installer=VERSION, got '" + key_value + "'");
   std::string v = key_value.substr(eq + 1);
-  if (!looks_like_version(v)) throw Error("", "--expect efa-installer: '" + v + "' is not a version (e.g. 1.50.0)");
+  if (!looks_like_version(v))
+    throw Error("", "--expect efa-installer: '" + v + "' is not a version (e.g. 1.50.0)");
   opt.expect_efa_installer = v;
 }
 

@@ -132,6 +132,59 @@ TEST(LintCli, MalformedDockerfileExitsTwoWithAPositionedMessageAndNoReport) {
   fs::remove(tmp);
 }
 
+// `lint DIR` walks the tree: Dockerfile, Dockerfile.*, *.Dockerfile,
+// *.dockerfile; hidden directories skipped; a file that is not a Dockerfile is
+// one positioned error while the others are still reported; exit 2.
+TEST(LintCli, DirectoryIsWalkedAndARefusedFileDoesNotHideTheOthers) {
+  fs::path dir = fs::temp_directory_path() / ("trainimg_lint_dir_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "a" / "b");
+  fs::create_directories(dir / ".git");
+  std::ofstream(dir / "Dockerfile") << "FROM ubuntu:24.04\nENV NCCL_NET_PLUGIN=none\n";
+  std::ofstream(dir / "a" / "b" / "train.Dockerfile") << "FROM ubuntu:24.04\nENV NCCL_NET_PLUGIN=\n";
+  std::ofstream(dir / "a" / "Dockerfile.k8s") << "apiVersion: v1\nkind: Pod\n";
+  std::ofstream(dir / "a" / "notes.txt") << "not linted\n";
+  std::ofstream(dir / ".git" / "Dockerfile") << "not linted\n";
+  Result r = lint("--format json " + dir.string());
+  EXPECT_EQ(r.rc, 2) << r.out << r.err;
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
+            (dir / "a" / "Dockerfile.k8s").string() + ":1:1: error: unknown instruction 'apiVersion:'");
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["inputs"].size(), 2u) << r.out;
+  EXPECT_EQ(j["inputs"][0], (dir / "Dockerfile").string());
+  EXPECT_EQ(j["inputs"][1], (dir / "a" / "b" / "train.Dockerfile").string());
+  EXPECT_EQ(j["findings"].size(), 2u);
+  // Without the refused file the exit code is the findings' again.
+  fs::remove(dir / "a" / "Dockerfile.k8s");
+  EXPECT_EQ(lint(dir.string()).rc, 1);
+  fs::remove_all(dir);
+}
+
+// One root cause, one SARIF result: the other lines are its relatedLocations.
+TEST(LintCli, SarifCarriesRelatedLocations) {
+  fs::path tmp = fs::temp_directory_path() / ("trainimg_related_" + std::to_string(::getpid()) + ".Dockerfile");
+  std::ofstream(tmp) << "FROM nvcr.io/nvidia/pytorch:26.08-py3\n"
+                        "ENV PATH=/opt/amazon/openmpi/bin:$PATH\n"
+                        "ENV OPAL_PREFIX=/opt/amazon/openmpi\n";
+  Result r = lint("--format sarif " + tmp.string());
+  EXPECT_EQ(r.rc, 1) << r.out << r.err;
+  auto results = nlohmann::json::parse(r.out)["runs"][0]["results"];
+  ASSERT_EQ(results.size(), 1u) << r.out;
+  EXPECT_EQ(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 2);
+  ASSERT_EQ(results[0]["relatedLocations"].size(), 1u);
+  EXPECT_EQ(results[0]["relatedLocations"][0]["physicalLocation"]["region"]["startLine"], 3);
+  EXPECT_EQ(results[0]["relatedLocations"][0]["physicalLocation"]["region"]["startColumn"], 17);
+  fs::remove(tmp);
+}
+
+TEST(LintCli, UnknownInstructionUnderASyntaxDirectiveIsARemark) {
+  fs::path tmp = fs::temp_directory_path() / ("trainimg_syntax_" + std::to_string(::getpid()) + ".Dockerfile");
+  std::ofstream(tmp) << "# syntax = edrevo/dockerfile-plus\nINCLUDE+ base.Dockerfile\nFROM ubuntu:24.04\n";
+  Result r = lint(tmp.string());
+  EXPECT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("remark: " + tmp.string() + ":2:1: unknown instruction 'INCLUDE+' skipped"), std::string::npos) << r.out;
+  fs::remove(tmp);
+}
+
 TEST(LintCli, RecipeIsLintedWithPositionsInTheRecipe) {
   Result r = lint("examples/reference.yaml examples/minimal.yaml --fail-on warning");
   EXPECT_EQ(r.rc, 0) << r.out << r.err;

@@ -20,7 +20,9 @@ std::string dir_of(const std::string& p) {
   auto s = p.rfind('/');
   return s == 0 || s == std::string::npos ? "/" : p.substr(0, s);
 }
-std::string base_of(const std::string& p) { return p.substr(p.rfind('/') + 1); }
+std::string base_of(const std::string& p) {
+  return p.substr(p.rfind('/') + 1);
+}
 bool under(const std::string& p, const std::string& dir) {
   return dir == "/" || (p.size() > dir.size() && p.starts_with(dir) && p[dir.size()] == '/');
 }
@@ -52,9 +54,12 @@ class Gatherer {
   std::optional<Requester> requester(const std::string& path) const {
     const auto* j = captured(path);
     if (!j || !j->contains("runpath")) return std::nullopt;
-    return Requester{path, (*j)["runpath"].get<std::vector<std::string>>(), (*j)["rpath"].get<std::vector<std::string>>()};
+    return Requester{path, (*j)["runpath"].get<std::vector<std::string>>(),
+                     (*j)["rpath"].get<std::vector<std::string>>()};
   }
-  std::string resolved_or_self(const std::string& p) const { return tree_.resolve(p).value_or(normalize_path(p)); }
+  std::string resolved_or_self(const std::string& p) const {
+    return tree_.resolve(p).value_or(normalize_path(p));
+  }
 
   void environment();
   void installer();
@@ -109,7 +114,8 @@ void Gatherer::libfabric(const std::string& path) {
   // only package records and the headers count.
   if (auto pc = libdir + "/pkgconfig/libfabric.pc"; !(l.version = parse_pc_version(text(pc))).empty()) {
     l.version_from = pc;
-  } else if (auto p = f_.installer && l.efa_build ? f_.installer->package(is_libfabric_package) : std::nullopt) {
+  } else if (auto p =
+                 f_.installer && l.efa_build ? f_.installer->package(is_libfabric_package) : std::nullopt) {
     l.version = p->version;
     l.version_from = "EFA installer manifest (" + p->name + ")";
   } else if (auto h = prefix + "/include/rdma/fabric.h"; !(l.version = fabric_h_version(text(h))).empty()) {
@@ -138,20 +144,23 @@ void Gatherer::plugin(const std::string& path, const nlohmann::json& j) {
     constexpr std::string_view kNet = "ncclNetPlugin_v";
     if (sym.starts_with(kNet) && sym.size() > kNet.size()) {
       std::string n = sym.substr(kNet.size());
-      if (n.size() <= 3 && std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      if (n.size() <= 3 &&
+          std::all_of(n.begin(), n.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
         p.net_apis.push_back(std::stoi(n));
     }
   }
   std::sort(p.net_apis.begin(), p.net_apis.end());
   const auto& markers = j["markers"];
   bool in_ofi_prefix = under(path, "/opt/amazon/ofi-nccl") || under(path, "/opt/amazon/aws-ofi-nccl");
-  p.aws_ofi_nccl = markers.contains(kOfiMarker) || in_ofi_prefix || base_of(path).starts_with("libnccl-net-ofi");
+  p.aws_ofi_nccl =
+      markers.contains(kOfiMarker) || in_ofi_prefix || base_of(path).starts_with("libnccl-net-ofi");
   if (p.net_apis.empty() && !p.aws_ofi_nccl) return;  // not a net plugin at all
   if (markers.contains(kOfiMarker) && looks_like_version(markers[kOfiMarker].get<std::string>())) {
     p.version = markers[kOfiMarker].get<std::string>();
     p.version_from = "string in .rodata (\"NET/OFI Initializing aws-ofi-nccl …\")";
-  } else if (auto pkg = f_.installer && under(path, "/opt/amazon/ofi-nccl") ? f_.installer->package(is_ofi_nccl_package)
-                                                                           : std::nullopt) {
+  } else if (auto pkg = f_.installer && under(path, "/opt/amazon/ofi-nccl")
+                            ? f_.installer->package(is_ofi_nccl_package)
+                            : std::nullopt) {
     p.version = pkg->version;
     p.version_from = "EFA installer manifest (" + pkg->name + ")";
   }
@@ -171,7 +180,8 @@ void Gatherer::nccl(const std::string& path, const nlohmann::json& j) {
     std::string v = j["markers"][kNcclMarker].get<std::string>();
     n.version = v.substr(0, v.find('+'));  // "2.30.7+cuda13.4"
     n.version_from = "string in .rodata (\"NCCL version …\")";
-  } else if (auto h = dir_of(dir_of(path)) + "/include/nccl.h"; !(n.version = nccl_h_version(text(h))).empty()) {
+  } else if (auto h = dir_of(dir_of(path)) + "/include/nccl.h";
+             !(n.version = nccl_h_version(text(h))).empty()) {
     n.version_from = h;
   } else if (auto env = f_.env_value("NCCL_VERSION")) {
     n.version = *env;
@@ -216,6 +226,13 @@ std::string series_from_libmpi(const std::string& base) {
   return {};
 }
 
+// "1:4.1.4-3+b1" -> "4.1.4": no epoch, no Debian revision.
+std::string debian_upstream_version(std::string v) {
+  if (auto c = v.find(':'); c != std::string::npos) v = v.substr(c + 1);
+  if (auto d = v.rfind('-'); d != std::string::npos) v = v.substr(0, d);
+  return v;
+}
+
 std::string mpi_origin(const std::string& prefix) {
   if (under(prefix, "/opt/amazon") && base_of(prefix).starts_with("openmpi")) return "efa-installer";
   if (prefix == "/usr/local/mpi" || under(prefix, "/opt/hpcx")) return "ngc";
@@ -257,6 +274,18 @@ void Gatherer::mpi_installs() {
           break;
         }
     }
+    if (m.version.empty() && (prefix == "/usr" || prefix.empty())) {
+      // The distribution's Open MPI (Debian/Ubuntu openmpi-bin, libopenmpi3…):
+      // its package's upstream version, not the libtool series.
+      for (const char* pkg :
+           {"openmpi-bin", "libopenmpi3t64", "libopenmpi3", "libopenmpi40", "openmpi-common"}) {
+        auto it = f_.dpkg.find(pkg);
+        if (it == f_.dpkg.end()) continue;
+        m.version = debian_upstream_version(it->second);
+        m.version_from = std::string("dpkg status (") + pkg + " " + it->second + ")";
+        break;
+      }
+    }
     if (m.version.empty() && !(m.version = series_from_libmpi(base_of(lib))).empty())
       m.version_from = base_of(lib) + " (libtool version)";
     f_.mpis.push_back(std::move(m));
@@ -280,9 +309,12 @@ void Gatherer::loader() {
   }
   // libfabric as the plugin NCCL loads would find it.
   std::optional<Requester> plug_req;
-  if (f_.nccl_plugin) plug_req = requester(f_.nccl_plugin->resolved);
-  else if (ofi.selected()) plug_req = requester(ofi.selected()->resolved);
-  LoaderOrder fabric = resolve_library(tree_, "libfabric.so.1", lld, f_.ld_so_conf, plug_req ? &*plug_req : nullptr);
+  if (f_.nccl_plugin)
+    plug_req = requester(f_.nccl_plugin->resolved);
+  else if (ofi.selected())
+    plug_req = requester(ofi.selected()->resolved);
+  LoaderOrder fabric =
+      resolve_library(tree_, "libfabric.so.1", lld, f_.ld_so_conf, plug_req ? &*plug_req : nullptr);
   LoaderOrder mpi = resolve_library(tree_, "libmpi.so.40", lld, f_.ld_so_conf);
   f_.loader = {std::move(fabric), std::move(ofi), std::move(mpi), std::move(nccl)};
 }
@@ -327,9 +359,10 @@ void Gatherer::mpi_votes() {
       auto req = requester(path);
       LoaderOrder o = resolve_library(tree_, name, lld, f_.ld_so_conf, req ? &*req : nullptr);
       if (!o.selected()) continue;
-      f_.mpi_votes.push_back({"ELF run path", path + " needs " + name + ": " + o.selected()->path + " (" +
-                                                  o.selected()->how + ")",
-                              mpi_prefix_of_lib(o.selected()->resolved)});
+      f_.mpi_votes.push_back(
+          {"ELF run path",
+           path + " needs " + name + ": " + o.selected()->path + " (" + o.selected()->how + ")",
+           mpi_prefix_of_lib(o.selected()->resolved)});
       ++n;
     }
   }
@@ -358,11 +391,15 @@ ImageFacts Gatherer::run() {
     FileKind k = kind_of(j);
     auto e = tree_.lookup(path);
     if (!e || (k != FileKind::ElfLibrary && k != FileKind::ElfProgram)) continue;
-    if (!j["error"].get<std::string>().empty()) f_.elf_notes.push_back({path, std::string(e->layer), j["error"].get<std::string>()});
+    if (!j["error"].get<std::string>().empty())
+      f_.elf_notes.push_back({path, std::string(e->layer), j["error"].get<std::string>()});
     const std::string base = base_of(path);
-    if (k == FileKind::ElfLibrary && base.starts_with("libfabric.so")) libfabric(path);
-    else if (k == FileKind::ElfLibrary && base.starts_with("libnccl-net")) plugin(path, j);
-    else if (k == FileKind::ElfLibrary && base.starts_with("libnccl.so")) nccl(path, j);
+    if (k == FileKind::ElfLibrary && base.starts_with("libfabric.so"))
+      libfabric(path);
+    else if (k == FileKind::ElfLibrary && base.starts_with("libnccl-net"))
+      plugin(path, j);
+    else if (k == FileKind::ElfLibrary && base.starts_with("libnccl.so"))
+      nccl(path, j);
     for (const auto& need : j["needed"])
       if (need.get<std::string>().starts_with("libmpi.so")) {
         programs_.push_back(path);
@@ -379,12 +416,14 @@ ImageFacts Gatherer::run() {
 
 }  // namespace
 
-ImageFacts facts_from_tree(const ImageDescription& d, const MergedTree& tree) { return Gatherer(d, tree).run(); }
+ImageFacts facts_from_tree(const ImageDescription& d, const MergedTree& tree) {
+  return Gatherer(d, tree).run();
+}
 
 ImageFacts gather_facts(ImageSource& src) {
   ImageDescription d = src.describe();
-  MergedTree tree = build_tree(
-      src, [](const Entry& e) { return classify(e) != FileKind::None; }, capture_file, {"mpirun", "prterun"});
+  MergedTree tree = build_tree(src, [](const Entry& e) { return classify(e) != FileKind::None; },
+                               capture_file, {"mpirun", "prterun"});
   return facts_from_tree(d, tree);
 }
 

@@ -83,6 +83,25 @@ TEST(GatherFacts, NgcLikeWithoutInstallerUsesBaseStack) {
   EXPECT_EQ(f.mpis.size(), 1u);
 }
 
+// Debian's openmpi-bin 4.1.4 owns /usr/bin/mpirun and libmpi.so.40.30.x:
+// its version is the package's upstream version, not the libtool series "4.1".
+TEST(GatherFacts, DistributionOpenMpiVersionComesFromDpkgStatus) {
+  testing::ImageSpec img;
+  img.layer()
+      .file("/usr/bin/mpirun", testing::elf_bytes(testing::ElfSpec().executable()), 0755)
+      .file("/usr/lib/x86_64-linux-gnu/libmpi.so.40.30.4", testing::libmpi_elf("4.1.4"), 0755)
+      .symlink("/usr/lib/x86_64-linux-gnu/libmpi.so.40", "libmpi.so.40.30.4")
+      .file("/var/lib/dpkg/status",
+            "Package: openmpi-bin\nStatus: install ok installed\nVersion: 4.1.4-3+b1\n\n"
+            "Package: libopenmpi3\nStatus: install ok installed\nVersion: 4.1.4-3+b1\n\n");
+  ImageFacts f = facts_of(img);
+  ASSERT_EQ(f.mpis.size(), 1u);
+  EXPECT_EQ(f.mpis[0].path, "/usr");
+  EXPECT_EQ(f.mpis[0].version, "4.1.4");
+  EXPECT_EQ(f.mpis[0].version_from, "dpkg status (openmpi-bin 4.1.4-3+b1)");
+  EXPECT_EQ(f.mpis[0].origin, "distribution");
+}
+
 // A later layer deleting the EFA libraries: the final view lacks them and
 // the facts name the deleting layer.
 TEST(GatherFacts, RemovedEfaLibrariesNameTheDeletingLayer) {

@@ -11,8 +11,8 @@ namespace trainimg::recipes {
 namespace {
 
 constexpr std::array<std::string_view, 18> kKeywords = {
-    "ADD",  "ARG",        "CMD",     "COPY",  "ENTRYPOINT", "ENV",   "EXPOSE", "FROM",    "HEALTHCHECK",
-    "LABEL", "MAINTAINER", "ONBUILD", "RUN",   "SHELL",      "STOPSIGNAL", "USER", "VOLUME", "WORKDIR"};
+    "ADD",   "ARG",        "CMD",     "COPY", "ENTRYPOINT", "ENV",        "EXPOSE", "FROM",   "HEALTHCHECK",
+    "LABEL", "MAINTAINER", "ONBUILD", "RUN",  "SHELL",      "STOPSIGNAL", "USER",   "VOLUME", "WORKDIR"};
 
 std::string upper(std::string_view s) {
   std::string o(s);
@@ -167,14 +167,16 @@ void read_heredocs(const SourceFile& f, LineReader& lr, RawInstruction& ri) {
       h.body.append(line);
     }
     if (!closed)
-      fail_at(f, m.at, 2 + m.delim.size(), "unterminated here-document: no line '" + m.delim + "' before the end of the file",
+      fail_at(f, m.at, 2 + m.delim.size(),
+              "unterminated here-document: no line '" + m.delim + "' before the end of the file",
               "end the here-document with a line holding only " + m.delim);
     if (body_b != std::string::npos) h.body_span = {body_b, body_e - body_b};
     ri.heredocs.push_back(std::move(h));
   }
 }
 
-void read_directive(std::string_view comment, RawDockerfile& out, const SourceFile& f, size_t at, bool& open) {
+void read_directive(std::string_view comment, RawDockerfile& out, const SourceFile& f, size_t at,
+                    bool& open) {
   std::string c = trim(comment.substr(1));
   size_t eq = c.find('=');
   if (eq == std::string::npos) {
@@ -198,6 +200,19 @@ void read_directive(std::string_view comment, RawDockerfile& out, const SourceFi
     out.escape = val[0];
   }
   out.directives[key] = val;
+}
+
+Diagnostic note_at(const SourceFile& f, size_t at, size_t len, std::string message) {
+  Diagnostic d;
+  d.severity = Severity::Info;
+  d.file = f.name();
+  auto lc = f.line_col(at);
+  d.line = lc.line;
+  d.column = lc.column;
+  d.source_line = std::string(f.line_text(lc.line));
+  d.length = static_cast<int>(std::max<size_t>(len, 1));
+  d.message = std::move(message);
+  return d;
 }
 
 }  // namespace
@@ -238,6 +253,20 @@ RawDockerfile read_lines(const SourceFile& f) {
     if (!known || (ke < l.end && !std::isspace(static_cast<unsigned char>(s[ke])))) {
       size_t we = kb;
       while (we < l.end && !std::isspace(static_cast<unsigned char>(s[we]))) ++we;
+      auto syntax = out.directives.find("syntax");
+      if (syntax != out.directives.end()) {
+        // A custom frontend (`# syntax=…`) may define instructions BuildKit's
+        // own does not (INCLUDE+, …): skip this one, with its continuations.
+        out.notes.push_back(note_at(f, kb, we - kb,
+                                    "unknown instruction '" + std::string(s.substr(kb, we - kb)) +
+                                        "' skipped: the frontend '" + syntax->second +
+                                        "' may define it; trainimg does not check what it does"));
+        size_t cut;
+        Line cur = l;
+        while (continues(s, cur, out.escape, cut) && !lr.done()) cur = lr.next();
+        pragma.clear();
+        continue;
+      }
       fail_at(f, kb, std::max<size_t>(we - kb, 1),
               "unknown instruction '" + std::string(s.substr(kb, we - kb)) + "'",
               "instructions are FROM, RUN, COPY, ADD, ENV, ARG, … (a continuation line may be missing its '" +

@@ -17,7 +17,7 @@ struct RawInstruction {
   size_t keyword_offset = 0;
   int line = 0;
   int end_line = 0;
-  MappedText args;                    ///< after the keyword, continuations joined
+  MappedText args;  ///< after the keyword, continuations joined
   std::vector<Heredoc> heredocs;
   /// For RUN with here-documents: the original text from the line after the
   /// instruction through the last delimiter line (the shell reads it).
@@ -29,10 +29,14 @@ struct RawDockerfile {
   char escape = '\\';
   std::map<std::string, std::string> directives;
   std::vector<RawInstruction> instructions;
+  /// Unknown instructions skipped under a `# syntax=` directive (a custom
+  /// frontend may define them), as info diagnostics at the keyword.
+  std::vector<Diagnostic> notes;
 };
 
-/// Throws (positioned) on an unknown instruction, a bad escape directive or
-/// an unterminated here-document.
+/// Throws (positioned) on an unknown instruction (unless a `# syntax=`
+/// directive names a frontend: then it is skipped with a note), a bad escape
+/// directive or an unterminated here-document.
 RawDockerfile read_lines(const SourceFile& f);
 
 }  // namespace trainimg::recipes

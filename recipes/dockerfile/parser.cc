@@ -39,11 +39,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-bool valid_name(std::string_view k) {
-  if (k.empty() || !(std::isalpha(static_cast<unsigned char>(k[0])) || k[0] == '_')) return false;
-  return std::all_of(k.begin(), k.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
 class Builder {
  public:
   Builder(const SourceFile& f, RawDockerfile raw) : f_(f), raw_(std::move(raw)) {}
@@ -53,6 +48,7 @@ class Builder {
     df.file = f_.name();
     df.escape = raw_.escape;
     df.directives = raw_.directives;
+    df.notes = raw_.notes;
     if (raw_.instructions.empty())
       fail_at(f_, 0, 1, "empty Dockerfile: no instructions", "a Dockerfile starts with FROM IMAGE");
     for (auto& ri : raw_.instructions) {
@@ -71,16 +67,20 @@ class Builder {
         continue;
       }
       Instruction in = common(ri, merged());
-      if (ri.keyword == "ARG") apply_arg(in, args_, false);
-      else if (ri.keyword == "ENV") apply_env(in);
+      if (ri.keyword == "ARG")
+        apply_arg(in, args_, false);
+      else if (ri.keyword == "ENV")
+        apply_env(in);
       if (ri.keyword == "ARG" || ri.keyword == "ENV") merged_.reset();
       df.stages.back().instructions.push_back(std::move(in));
     }
     if (df.stages.empty())
-      fail_at(f_, raw_.instructions.back().keyword_offset, 3, "no FROM instruction", "a Dockerfile needs FROM IMAGE");
+      fail_at(f_, raw_.instructions.back().keyword_offset, 3, "no FROM instruction",
+              "a Dockerfile needs FROM IMAGE");
     end_env_.push_back(env_);
     // The final stage and the stages it is built FROM end up in the image.
-    for (int i = static_cast<int>(df.stages.size()) - 1; i >= 0; i = df.stages[static_cast<size_t>(i)].base_stage)
+    for (int i = static_cast<int>(df.stages.size()) - 1; i >= 0;
+         i = df.stages[static_cast<size_t>(i)].base_stage)
       df.stages[static_cast<size_t>(i)].in_final_image = true;
     return df;
   }
@@ -112,7 +112,8 @@ class Builder {
       st.name = lower(in.args[2].text);
     } else if (in.args.size() != 1) {
       const Word& w = in.args[in.args.size() >= 2 ? 1 : 0];
-      fail_at(f_, w.span.offset, w.span.length, "FROM takes IMAGE [AS NAME]", "write FROM IMAGE[:TAG] [AS NAME]");
+      fail_at(f_, w.span.offset, w.span.length, "FROM takes IMAGE [AS NAME]",
+              "write FROM IMAGE[:TAG] [AS NAME]");
     }
     env_.clear();
     args_.clear();
@@ -147,7 +148,8 @@ class Builder {
       in.raw_args = all.substr(x, y - x);
     }
     static const char* kExec[] = {"RUN", "CMD", "ENTRYPOINT", "SHELL", "COPY", "ADD", "VOLUME"};
-    bool exec_capable = std::any_of(std::begin(kExec), std::end(kExec), [&](const char* k) { return in.keyword == k; });
+    bool exec_capable =
+        std::any_of(std::begin(kExec), std::end(kExec), [&](const char* k) { return in.keyword == k; });
     if (exec_capable && looks_like_json(in.text, pos)) {
       in.json_form = true;
       auto elems = parse_json_array(in.text, pos, f_);
@@ -167,7 +169,8 @@ class Builder {
       in.script = split_shell(script, vars, f_);
       return in;
     }
-    for (WordRange r : split_words(in.text, pos, raw_.escape, f_)) in.args.push_back(make_word(in.text, r, vars, raw_.escape));
+    for (WordRange r : split_words(in.text, pos, raw_.escape, f_))
+      in.args.push_back(make_word(in.text, r, vars, raw_.escape));
     if (in.keyword == "ENV" || in.keyword == "LABEL" || in.keyword == "ARG") parse_pairs(in, pos, vars);
     return in;
   }
@@ -175,7 +178,9 @@ class Builder {
   // `--from=builder`, `--mount=type=cache,target=/x`, `--platform=$P`.
   size_t parse_flags(Instruction& in, const Vars& vars) {
     static const char* kFlagged[] = {"RUN", "COPY", "ADD", "FROM", "HEALTHCHECK"};
-    if (std::none_of(std::begin(kFlagged), std::end(kFlagged), [&](const char* k) { return in.keyword == k; })) return 0;
+    if (std::none_of(std::begin(kFlagged), std::end(kFlagged),
+                     [&](const char* k) { return in.keyword == k; }))
+      return 0;
     size_t pos = 0;
     const std::string& s = in.text.text;
     while (true) {
@@ -219,7 +224,8 @@ class Builder {
   void parse_pairs(Instruction& in, size_t pos, const Vars& vars) {
     auto words = split_words(in.text, pos, raw_.escape, f_);
     if (words.empty())
-      fail_at(f_, in.span.offset, in.span.length, in.keyword + " needs at least one NAME" + (in.keyword == "ARG" ? "" : "=VALUE"));
+      fail_at(f_, in.span.offset, in.span.length,
+              in.keyword + " needs at least one NAME" + (in.keyword == "ARG" ? "" : "=VALUE"));
     const std::string& s = in.text.text;
     std::string first = s.substr(words[0].b, words[0].e - words[0].b);
     if (in.keyword == "ENV" && first.find('=') == std::string::npos) {
@@ -229,7 +235,9 @@ class Builder {
       kv.key_span = in.text.span(words[0].b, first.size());
       size_t vb = words.size() > 1 ? words[1].b : words[0].e;
       size_t ve = words.back().e;
-      if (words.size() < 2) fail_at(f_, kv.key_span.offset, kv.key_span.length, "ENV " + first + " has no value", "write ENV " + first + "=VALUE");
+      if (words.size() < 2)
+        fail_at(f_, kv.key_span.offset, kv.key_span.length, "ENV " + first + " has no value",
+                "write ENV " + first + "=VALUE");
       std::string raw = s.substr(vb, ve - vb);
       kv.has_value = true;
       kv.value = unquote(raw, &vars, raw_.escape, &kv.unresolved);
@@ -246,7 +254,8 @@ class Builder {
       kv.key_span = in.text.span(r.b, eq == std::string::npos ? raw.size() : eq);
       if (eq == std::string::npos) {
         if (in.keyword != "ARG")
-          fail_at(f_, kv.key_span.offset, kv.key_span.length, in.keyword + " " + raw + " has no '='", "write " + in.keyword + " NAME=VALUE");
+          fail_at(f_, kv.key_span.offset, kv.key_span.length, in.keyword + " " + raw + " has no '='",
+                  "write " + in.keyword + " NAME=VALUE");
         kv.value_span = {kv.key_span.offset + kv.key_span.length, 0};
       } else {
         std::string v = raw.substr(eq + 1);
@@ -255,17 +264,23 @@ class Builder {
         kv.raw_value = unquote(v, nullptr, raw_.escape);
         kv.value_span = in.text.span(r.b + eq + 1, v.size());
       }
-      if (in.keyword != "LABEL" && !valid_name(kv.key))
-        fail_at(f_, kv.key_span.offset, std::max<size_t>(kv.key_span.length, 1), "invalid variable name '" + kv.key + "'");
+      // BuildKit refuses only a blank name (`ARG =x`); any other word is a
+      // name, so `ARG V=1   # why` declares V and the ARGs '#' and 'why'.
+      if (kv.key.empty())
+        fail_at(f_, in.text.origin[r.b], 1, in.keyword + " names can not be blank",
+                "write " + in.keyword + " NAME=VALUE");
       in.pairs.push_back(std::move(kv));
     }
   }
 
   void apply_arg(const Instruction& in, Vars& scope, bool global) {
     for (const auto& kv : in.pairs) {
-      if (kv.has_value) scope[kv.key] = kv.value;
-      else if (!global && global_.count(kv.key)) scope[kv.key] = global_.at(kv.key);
-      else if (!scope.count(kv.key)) scope[kv.key] = std::nullopt;
+      if (kv.has_value)
+        scope[kv.key] = kv.value;
+      else if (!global && global_.count(kv.key))
+        scope[kv.key] = global_.at(kv.key);
+      else if (!scope.count(kv.key))
+        scope[kv.key] = std::nullopt;
     }
   }
 
@@ -282,6 +297,8 @@ class Builder {
 
 }  // namespace
 
-Dockerfile parse_dockerfile(const SourceFile& f) { return Builder(f, read_lines(f)).build(); }
+Dockerfile parse_dockerfile(const SourceFile& f) {
+  return Builder(f, read_lines(f)).build();
+}
 
 }  // namespace trainimg::recipes

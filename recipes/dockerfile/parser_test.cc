@@ -210,6 +210,32 @@ TEST(Parser, PragmaOnTheLineBefore) {
   EXPECT_TRUE(df.stages[0].instructions[2].ignore.empty());  // a blank line in between
 }
 
+// BuildKit takes every word of ARG as a name (issue 13): `# why` declares two
+// more ARGs, it is not a comment and not an error.
+TEST(Parser, ArgWithTrailingWordsDeclaresThemAsArgs) {
+  Dockerfile df = parse("FROM x\nARG V=1.50.0    # the host version\nRUN echo $V\n");
+  const Instruction& arg = df.stages[0].instructions[1];
+  ASSERT_EQ(arg.pairs.size(), 5u);
+  EXPECT_EQ(arg.pairs[0].key, "V");
+  EXPECT_EQ(arg.pairs[0].value, "1.50.0");
+  EXPECT_EQ(arg.pairs[1].key, "#");
+  EXPECT_FALSE(arg.pairs[1].has_value);
+  EXPECT_EQ(pos("FROM x\nARG V=1.50.0    # the host version\n", arg.pairs[1].key_span), "2:17");
+  EXPECT_EQ(df.stages[0].instructions[2].script.commands[0].argv[1].text, "1.50.0");
+}
+
+// Under `# syntax=` a custom frontend may define instructions: skipped with a note.
+TEST(Parser, UnknownInstructionUnderASyntaxDirectiveIsSkippedWithANote) {
+  Dockerfile df = parse("# syntax = edrevo/dockerfile-plus\n\nINCLUDE+ base/Dockerfile.common \\\n  more\nFROM x\nRUN a\n");
+  ASSERT_EQ(df.notes.size(), 1u);
+  EXPECT_EQ(df.notes[0].line, 3);
+  EXPECT_EQ(df.notes[0].column, 1);
+  EXPECT_EQ(df.notes[0].severity, Severity::Info);
+  EXPECT_NE(df.notes[0].message.find("unknown instruction 'INCLUDE+' skipped"), std::string::npos);
+  ASSERT_EQ(df.stages.size(), 1u);
+  EXPECT_EQ(df.stages[0].instructions.size(), 2u);
+}
+
 TEST(ParserErrors, EmptyFile) {
   EXPECT_EQ(error_of(""), "Dockerfile:1:1: empty Dockerfile: no instructions");
   EXPECT_EQ(error_of("# only a comment\n\n"), "Dockerfile:1:1: empty Dockerfile: no instructions");
@@ -219,6 +245,11 @@ TEST(ParserErrors, UnknownInstructionIsPositioned) {
   EXPECT_EQ(error_of("FROM x\n  RUNN echo\n"), "Dockerfile:2:3: unknown instruction 'RUNN'");
   // A continuation line that lost its backslash.
   EXPECT_EQ(error_of("FROM x\nRUN a\n && b\n"), "Dockerfile:3:2: unknown instruction '&&'");
+}
+
+TEST(ParserErrors, BlankArgOrEnvName) {
+  EXPECT_EQ(error_of("FROM x\nARG =1\n"), "Dockerfile:2:5: ARG names can not be blank");
+  EXPECT_EQ(error_of("FROM x\nENV A=1 # c\n"), "Dockerfile:2:9: ENV # has no '='");
 }
 
 TEST(ParserErrors, InstructionBeforeFrom) {

@@ -36,16 +36,19 @@ namespace {
 
 struct Tok {
   enum Kind { kWord, kOp, kRedir, kNewline } kind = kWord;
-  std::string op;      // operator text for kOp / kRedir
-  Word word;           // kWord, or the target of a kRedir
-  MappedText mt;       // word text with origins (for `sh -c` recursion)
-  int heredoc = -1;    // kRedir `<<`: index into Lexer::heredocs
+  std::string op;    // operator text for kOp / kRedir
+  Word word;         // kWord, or the target of a kRedir
+  MappedText mt;     // word text with origins (for `sh -c` recursion)
+  int heredoc = -1;  // kRedir `<<`: index into Lexer::heredocs
 };
 
-constexpr std::array<std::string_view, 21> kOps = {"&&", "||", ";;", "|&", "&>>", "&>", ">>", "<<<", "<<-", "<<",
-                                                   ">&", "<&", "<>", ">|", ";",  "|",  "&",  "(",  ")",  ">", "<"};
+constexpr std::array<std::string_view, 21> kOps = {"&&",  "||",  ";;", "|&", "&>>", "&>", ">>",
+                                                   "<<<", "<<-", "<<", ">&", "<&",  "<>", ">|",
+                                                   ";",   "|",   "&",  "(",  ")",   ">",  "<"};
 
-bool is_redirect(std::string_view op) { return op[0] == '<' || op[0] == '>' || op.substr(0, 2) == "&>"; }
+bool is_redirect(std::string_view op) {
+  return op[0] == '<' || op[0] == '>' || op.substr(0, 2) == "&>";
+}
 
 class Lexer {
  public:
@@ -103,9 +106,12 @@ class Lexer {
 
   void skip_blanks() {
     while (i_ < s_.size()) {
-      if (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\r') ++i_;
-      else if (s_[i_] == '\\' && i_ + 1 < s_.size() && s_[i_ + 1] == '\n') i_ += 2;
-      else break;
+      if (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\r')
+        ++i_;
+      else if (s_[i_] == '\\' && i_ + 1 < s_.size() && s_[i_ + 1] == '\n')
+        i_ += 2;
+      else
+        break;
     }
   }
 
@@ -137,7 +143,8 @@ class Lexer {
       while (i_ < s_.size()) {
         size_t e = s_.find('\n', i_);
         size_t next = e == std::string::npos ? s_.size() : e + 1;
-        std::string_view line = std::string_view(s_).substr(i_, (e == std::string::npos ? s_.size() : e) - i_);
+        std::string_view line =
+            std::string_view(s_).substr(i_, (e == std::string::npos ? s_.size() : e) - i_);
         std::string_view cmp = line;
         if (p.strip_tabs)
           while (!cmp.empty() && cmp[0] == '\t') cmp.remove_prefix(1);
@@ -185,12 +192,15 @@ class Lexer {
     int depth = 0;
     for (size_t k = open; k < s_.size(); ++k) {
       char c = s_[k];
-      if (c == '\\') ++k;
+      if (c == '\\')
+        ++k;
       else if (c == '\'') {
         k = s_.find('\'', k + 1);
         if (k == std::string::npos) return s_.size();
-      } else if (c == '(') ++depth;
-      else if (c == ')' && --depth == 0) return k + 1;
+      } else if (c == '(')
+        ++depth;
+      else if (c == ')' && --depth == 0)
+        return k + 1;
     }
     fail(open - 1, "unterminated command substitution");
   }
@@ -256,7 +266,8 @@ class Lexer {
           if (i_ >= s_.size()) fail(q, "unterminated double quote");
           char d = s_[i_];
           if (d == '"') break;
-          if (d == '\\' && i_ + 1 < s_.size() && std::string_view("$`\"\\\n").find(s_[i_ + 1]) != std::string_view::npos) {
+          if (d == '\\' && i_ + 1 < s_.size() &&
+              std::string_view("$`\"\\\n").find(s_[i_ + 1]) != std::string_view::npos) {
             if (s_[i_ + 1] != '\n') lit(i_ + 1);
             i_ += 2;
           } else if (d == '$') {
@@ -292,7 +303,8 @@ class Lexer {
       Tok t;
       t.kind = Tok::kWord;
       t.mt.text = mt.text.substr(from, to - from);
-      t.mt.origin.assign(mt.origin.begin() + static_cast<long>(from), mt.origin.begin() + static_cast<long>(to) + 1);
+      t.mt.origin.assign(mt.origin.begin() + static_cast<long>(from),
+                         mt.origin.begin() + static_cast<long>(to) + 1);
       t.word.text = t.mt.text;
       t.word.raw = raw;
       t.word.span = whole;
@@ -354,12 +366,18 @@ class Parser {
         continue;
       }
       if (t.kind == Tok::kOp) {
-        if (t.op == "&&") op = ShellOp::And;
-        else if (t.op == "||") op = ShellOp::Or;
-        else if (t.op == "|" || t.op == "|&") op = ShellOp::Pipe;
-        else if (t.op == "&") op = ShellOp::Background;
-        else if (t.op == "(") ++level;
-        else if (t.op == ")") level = std::max(depth, level - 1);
+        if (t.op == "&&")
+          op = ShellOp::And;
+        else if (t.op == "||")
+          op = ShellOp::Or;
+        else if (t.op == "|" || t.op == "|&")
+          op = ShellOp::Pipe;
+        else if (t.op == "&")
+          op = ShellOp::Background;
+        else if (t.op == "(")
+          ++level;
+        else if (t.op == ")")
+          level = std::max(depth, level - 1);
         ++k;
         continue;
       }
@@ -392,15 +410,17 @@ class Parser {
   // Steps over shell keywords that precede or close a command.
   bool skip_keyword(const std::vector<Tok>& toks, size_t& k) {
     const std::string& w = toks[k].word.raw;
-    static const std::array<std::string_view, 13> kSkip = {"if", "then", "else", "elif", "fi", "do", "done",
-                                                           "while", "until", "{", "}", "!", "time"};
+    static const std::array<std::string_view, 13> kSkip = {
+        "if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!", "time"};
     for (auto s : kSkip)
       if (w == s) {
         ++k;
         return true;
       }
     if (w == "for" || w == "select") {  // `for x in a b c;` : the list is not commands
-      while (k < toks.size() && toks[k].kind != Tok::kNewline && !(toks[k].kind == Tok::kOp && toks[k].op == ";")) ++k;
+      while (k < toks.size() && toks[k].kind != Tok::kNewline &&
+             !(toks[k].kind == Tok::kOp && toks[k].op == ";"))
+        ++k;
       return true;
     }
     if (w == "case") {  // patterns are not commands; the branches are skipped (documented limit)
@@ -420,7 +440,10 @@ class Parser {
       const Tok& t = toks[k];
       if (t.kind == Tok::kNewline || t.kind == Tok::kOp) break;
       if (t.kind == Tok::kRedir) {
-        if (t.heredoc >= 0) pc.heredocs.push_back(t.heredoc);
+        if (t.heredoc >= 0)
+          pc.heredocs.push_back(t.heredoc);
+        else if (t.op.find('>') != std::string::npos && !t.word.text.empty())
+          pc.cmd.redirects.push_back(t.word);
         continue;
       }
       if (!have_span) {

@@ -101,7 +101,7 @@ TEST(RenderRecipe, RunTextFindingsMapBackToTheRecipeWord) {
                           "      apt-get update\n"
                           "      apt-get install -y openmpi-bin\n");
   EXPECT_THAT(briefs(r.diagnostics),
-              ElementsAre("7:26 error [mpi-second-install] installs another Open MPI (openmpi-bin) on the NGC base"));
+              ElementsAre("7:26 error [mpi-second-install] a distribution Open MPI package beside the base's Open MPI (/usr/local/mpi): installs openmpi-bin"));
   EXPECT_EQ(r.diagnostics[0].source_line, "      apt-get install -y openmpi-bin");
   EXPECT_EQ(r.dockerfile, "");  // nothing rendered when there is an error
 }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/version.h"
+#include "recipes/lint.h"
 #include "recipes/recipe/schema.h"
 #include "recipes/recipe/yaml_doc.h"
 
@@ -545,7 +546,9 @@ std::optional<Recipe> Loader::load() {
 
 }  // namespace
 
-bool is_ngc_base(const std::string& ref) { return ref.rfind("nvcr.io/nvidia/", 0) == 0; }
+// The same classes as the Dockerfile rules (docs/lint.md "Which base is
+// NGC"): nvcr.io/nvidia/cuda carries neither NGC's EFA stack nor an MPI.
+bool is_ngc_base(const std::string& ref) { return classify_base(ref, {}).ngc; }
 
 LoadResult load_recipe(const SourceFile& src, const std::vector<std::string>& overrides,
                        const std::string& context_dir) {

@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// efa-ld-library-path: after the installer, the installer's aws-ofi-nccl and
-// libfabric must come first in LD_LIBRARY_PATH (the base keeps older copies),
-// and the inherited value must be kept.
+// efa-ld-library-path: once the installer ran, the FINAL LD_LIBRARY_PATH of
+// the image (whichever ENV set it, before or after the installer RUN) must
+// list the installer's aws-ofi-nccl and libfabric directories before anything
+// that may hold the base's older copies: the inherited ${LD_LIBRARY_PATH},
+// another aws-ofi-nccl/libfabric/HPC-X directory, the distribution's library
+// directory. The inherited value must be kept (warning). The directories
+// demanded are those of the installer version in use.
 #include <algorithm>
 
+#include "common/version.h"
 #include "recipes/dockerfile/expand.h"
 #include "recipes/rules/rules.h"
 
@@ -12,53 +17,173 @@ namespace {
 
 constexpr const char* kExpected = "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}";
 
-bool same_dir(std::string a, const std::string& b) {
+std::string trimmed(std::string a) {
   while (a.size() > 1 && a.back() == '/') a.pop_back();
-  return a == b;
+  return a;
+}
+
+// Where the installer version in use puts aws-ofi-nccl. Public AWS samples
+// use /opt/amazon/ofi-nccl/lib/x86_64-linux-gnu (Debian multiarch) with
+// installers 1.43.2-1.47.0 and had to build the plugin themselves with older
+// installers; seed 002 uses /opt/amazon/ofi-nccl/lib with 1.50.0. Every one of
+// these directories is accepted; only the hint follows the version.
+struct Layout {
+  bool plugin = true;       // the version is known to lay down /opt/amazon/ofi-nccl
+  std::string plugin_hint;  // the directory the hint names
+  std::string version;      // "" when unknown
+};
+
+Layout layout(const std::optional<std::string>& v) {
+  Layout l;
+  l.plugin_hint = "/opt/amazon/ofi-nccl/lib";
+  if (!v) {
+    l.plugin = false;  // not known: demand only libfabric's directory
+    return l;
+  }
+  l.version = *v;
+  if (compare_versions(*v, "1.43.0") < 0)
+    l.plugin = false;
+  else if (compare_versions(*v, "1.50.0") < 0)
+    l.plugin_hint = "/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu";
+  return l;
+}
+
+bool plugin_dir(const std::string& d) {
+  std::string t = trimmed(d);
+  return t == "/opt/amazon/ofi-nccl/lib" || t == "/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu" ||
+         t == "/opt/amazon/ofi-nccl/lib/aarch64-linux-gnu";
+}
+bool efa_dir(const std::string& d) {
+  return trimmed(d) == "/opt/amazon/efa/lib" || trimmed(d) == "/opt/amazon/efa/lib64";
+}
+
+bool inherited(const std::string& d) {
+  return d == "$LD_LIBRARY_PATH" || d == "${LD_LIBRARY_PATH}";
+}
+
+// A directory that may hold another libfabric or NCCL net plugin (the base's).
+bool may_shadow(const std::string& d) {
+  if (inherited(d) || plugin_dir(d) || efa_dir(d)) return inherited(d);
+  std::string t = trimmed(d);
+  return t.find("ofi-nccl") != std::string::npos || t.find("libfabric") != std::string::npos ||
+         t.find("nccl_rdma_sharp_plugin") != std::string::npos || t == "/usr/lib/x86_64-linux-gnu" ||
+         t == "/usr/lib/aarch64-linux-gnu" || t == "/lib/x86_64-linux-gnu" || t == "/usr/lib64";
+}
+
+// A directory where a distribution libfabric (Ubuntu's libfabric1) or a
+// self-built one lives.
+bool may_hold_libfabric(const std::string& d) {
+  std::string t = trimmed(d);
+  return t.find("libfabric") != std::string::npos || t == "/usr/lib/x86_64-linux-gnu" ||
+         t == "/usr/lib/aarch64-linux-gnu" || t == "/lib/x86_64-linux-gnu" || t == "/usr/lib64";
+}
+
+struct Verdict {
+  Severity sev = Severity::Info;  // Info = fine
+  std::string message;
+};
+
+// `own_stack`: the base carries an EFA stack of its own (an NGC image), whose
+// older copies must not win; elsewhere the loader finds the installer's
+// libraries through its /etc/ld.so.conf.d entry and only a directory that may
+// hold another libfabric/plugin ahead of them is wrong.
+Verdict judge(const KeyValue& kv, const Layout& l, bool own_stack) {
+  auto dirs = split_path_list(kv.value);
+  size_t shadow = dirs.size();
+  for (size_t i = 0; i < dirs.size(); ++i)
+    if (may_shadow(dirs[i])) {
+      shadow = i;
+      break;
+    }
+  auto find = [&](bool (*is)(const std::string&)) {
+    for (size_t i = 0; i < dirs.size(); ++i)
+      if (is(dirs[i])) return i;
+    return dirs.size();
+  };
+  size_t efa = find(efa_dir), plugin = find(plugin_dir);
+  std::string need = l.plugin ? l.plugin_hint + " and /opt/amazon/efa/lib" : "/opt/amazon/efa/lib";
+  if (!own_stack) {
+    auto fabric =
+        static_cast<size_t>(std::find_if(dirs.begin(), dirs.end(), may_hold_libfabric) - dirs.begin());
+    if (fabric < efa)
+      return {Severity::Error,
+              "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " + dirs[fabric] +
+                  " before the installer's libfabric: a distribution libfabric there would be loaded first"};
+    return {};
+  }
+  if ((l.plugin && plugin == dirs.size()) || efa == dirs.size())
+    return {Severity::Error,
+            "the image's final LD_LIBRARY_PATH ('" + kv.value + "') does not list " + need +
+                " (the installer's aws-ofi-nccl and libfabric): the base's older copies can be loaded"};
+  size_t last = l.plugin ? std::max(efa, plugin) : efa;
+  if (shadow < last)
+    return {Severity::Error, "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " +
+                                 dirs[shadow] + " before " + dirs[last] +
+                                 ": the base's older libfabric/aws-ofi-nccl can be loaded first"};
+  auto refs = referenced_vars(kv.raw_value);
+  if (std::find(refs.begin(), refs.end(), "LD_LIBRARY_PATH") == refs.end() &&
+      std::none_of(dirs.begin(), dirs.end(), inherited))
+    return {Severity::Warning,
+            "the image's final LD_LIBRARY_PATH drops the inherited ${LD_LIBRARY_PATH} of the base image"};
+  return {};
 }
 
 void check(const Context& c) {
   const RuleInfo& info = efa_ld_library_path().info;
   auto runs = installer_runs(c);
   if (runs.empty()) return;
-  int last = 0;
-  for (const auto& r : runs) last = std::max(last, final_index(c, r.run));
-  bool set_after = false;
-  for (size_t i = static_cast<size_t>(last) + 1; i < c.final_image.size(); ++i) {
-    const Instruction* in = c.final_image[i];
+  Layout l = layout(installer_version(c));
+  std::string want =
+      (l.plugin ? l.plugin_hint + ":" : std::string()) + "/opt/amazon/efa/lib:${LD_LIBRARY_PATH}";
+  std::string hint =
+      "ENV LD_LIBRARY_PATH=" + want + " (the directories of installer " +
+      (l.version.empty()
+           ? std::string("version in use; add /opt/amazon/ofi-nccl/lib first where it installs aws-ofi-nccl")
+           : l.version) +
+      "): the installer's copies first, the base's paths kept";
+  // The ENV that decides the final value: the last one whose verdict differs
+  // from the one before (an ENV that only prepends keeps its predecessor's).
+  const KeyValue* last = nullptr;
+  const KeyValue* blamed = nullptr;
+  Verdict verdict, prev;
+  for (const Instruction* in : c.final_image) {
     if (in->keyword != "ENV") continue;
     for (const KeyValue& kv : in->pairs) {
       if (kv.key != "LD_LIBRARY_PATH") continue;
-      set_after = true;
-      Span at = kv.value_span.length ? kv.value_span : kv.key_span;
-      auto dirs = split_path_list(kv.value);
-      if (dirs.size() < 2 || !same_dir(dirs[0], "/opt/amazon/ofi-nccl/lib") || !same_dir(dirs[1], "/opt/amazon/efa/lib")) {
-        c.report(info, Severity::Error, at,
-                 "LD_LIBRARY_PATH does not start with /opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib (it is '" + kv.value + "')");
-        continue;
-      }
-      auto refs = referenced_vars(kv.raw_value);
-      if (std::find(refs.begin(), refs.end(), "LD_LIBRARY_PATH") == refs.end())
-        c.report(info, Severity::Warning, at, "LD_LIBRARY_PATH drops the inherited ${LD_LIBRARY_PATH} of the base image");
+      verdict = judge(kv, l, c.ngc_base);
+      if (!blamed || verdict.sev != prev.sev || verdict.sev == Severity::Info) blamed = &kv;
+      prev = verdict;
+      last = &kv;
     }
   }
-  if (!set_after) {
+  if (!last) {
+    if (!c.ngc_base) return;  // the installer's ld.so.conf.d entry finds its libraries
     const InstallerRun& r = runs.back();
     c.report(info, Severity::Error, r.argv[0]->span,
-             std::string("no ENV LD_LIBRARY_PATH after efa_installer.sh: add ENV LD_LIBRARY_PATH=") + kExpected);
+             "no ENV LD_LIBRARY_PATH in the image with efa_installer.sh: add ENV LD_LIBRARY_PATH=" + want, {},
+             hint);
+    return;
   }
+  if (verdict.sev == Severity::Info) return;
+  Span at = blamed->value_span.length ? blamed->value_span : blamed->key_span;
+  std::vector<std::pair<Span, std::string>> related;
+  if (blamed != last)
+    related.emplace_back(last->value_span.length ? last->value_span : last->key_span,
+                         "the last ENV LD_LIBRARY_PATH, which keeps this value");
+  c.report(info, verdict.sev, at, verdict.message, related, hint);
 }
 
 }  // namespace
 
 const Rule& efa_ld_library_path() {
-  static const Rule r{{"efa-ld-library-path", Severity::Error,
-                       "after the installer, LD_LIBRARY_PATH does not start with "
-                       "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib; warning when it drops the inherited "
-                       "${LD_LIBRARY_PATH}",
-                       std::string("after the installer RUN: ENV LD_LIBRARY_PATH=") + kExpected,
-                       "seed 002, Pitfall 3: LD_LIBRARY_PATH", "dockerfile"},
-                      check};
+  static const Rule r{
+      {"efa-ld-library-path", Severity::Error,
+       "with the installer, the image's final LD_LIBRARY_PATH (wherever the ENV sits) does not list "
+       "the installer's aws-ofi-nccl and libfabric directories (those of the installer version in "
+       "use) before the inherited ${LD_LIBRARY_PATH} and any other libfabric/plugin directory; "
+       "warning when it drops the inherited ${LD_LIBRARY_PATH}",
+       std::string("ENV LD_LIBRARY_PATH=") + kExpected, "seed 002, Pitfall 3: LD_LIBRARY_PATH", "dockerfile"},
+      check};
   return r;
 }
 

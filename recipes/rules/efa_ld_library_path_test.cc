@@ -18,20 +18,59 @@ TEST(EfaLdLibraryPath, FiresWhenNoEnvFollowsTheInstaller) {
   EXPECT_THAT(hits(df, "efa-ld-library-path"), ElementsAre("9:5 error"));
 }
 
-TEST(EfaLdLibraryPath, EnvBeforeTheInstallerDoesNotCount) {
+// The final value is judged, wherever the ENV sits (issue 13).
+TEST(EfaLdLibraryPath, EnvBeforeTheInstallerWithTheRightValueCounts) {
   std::string df = replace(kSeedShort, kEnv, "");
   df = replace(df, "ARG EFA_INSTALLER_VERSION=1.50.0\n", "ARG EFA_INSTALLER_VERSION=1.50.0\n" + kEnv);
-  EXPECT_THAT(hits(df, "efa-ld-library-path"), ElementsAre("10:5 error"));
+  EXPECT_THAT(hits(df, "efa-ld-library-path"), IsEmpty());
 }
 
-TEST(EfaLdLibraryPath, FiresWhenTheOrderIsSwapped) {
+// libfabric and the plugin are different libraries: their mutual order does not matter.
+TEST(EfaLdLibraryPath, QuietWhenTheTwoInstallerDirsAreSwapped) {
   std::string df = replace(kSeedShort, "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib", "/opt/amazon/efa/lib:/opt/amazon/ofi-nccl/lib");
+  EXPECT_THAT(hits(df, "efa-ld-library-path"), IsEmpty());
+}
+
+TEST(EfaLdLibraryPath, FiresWhenALaterEnvPrependsADirWithAnotherLibfabric) {
+  std::string df = kSeedShort + "ENV LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH\n";
+  EXPECT_THAT(hits(df, "efa-ld-library-path"), ElementsAre("12:21 error"));
+}
+
+TEST(EfaLdLibraryPath, QuietWhenALaterEnvPrependsAnUnrelatedDir) {
+  std::string df = kSeedShort + "ENV LD_LIBRARY_PATH=/opt/gdrcopy/lib:$LD_LIBRARY_PATH\n";
+  EXPECT_THAT(hits(df, "efa-ld-library-path"), IsEmpty());
+}
+
+TEST(EfaLdLibraryPath, FiresWhenTheInheritedValueComesFirst) {
+  std::string df = replace(kSeedShort, kEnv, "ENV LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib\n");
   EXPECT_THAT(hits(df, "efa-ld-library-path"), ElementsAre("11:21 error"));
 }
 
-TEST(EfaLdLibraryPath, FiresWhenALaterEnvPrependsAnotherPath) {
-  std::string df = kSeedShort + "ENV LD_LIBRARY_PATH=/usr/local/lib:$LD_LIBRARY_PATH\n";
-  EXPECT_THAT(hits(df, "efa-ld-library-path"), ElementsAre("12:21 error"));
+// An ENV that only prepends keeps the verdict of the ENV before it: one finding, there.
+TEST(EfaLdLibraryPath, PrependingEnvIsNotReportedAgain) {
+  std::string df = replace(kSeedShort, kEnv, "ENV LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/amazon/efa/lib\n") +
+                   "ENV LD_LIBRARY_PATH=/opt/gdrcopy/lib:$LD_LIBRARY_PATH\n";
+  EXPECT_THAT(hits(df, "efa-ld-library-path"), ElementsAre("11:21 error"));
+}
+
+// Installer 1.41.0 (public AWS samples built aws-ofi-nccl themselves then): only libfabric is demanded.
+TEST(EfaLdLibraryPath, OlderInstallerNeedsOnlyLibfabricFirst) {
+  std::string df = replace(kSeedShort, "1.50.0", "1.41.0");
+  df = replace(df, kEnv, "ENV LD_LIBRARY_PATH=/opt/amazon/efa/lib:${LD_LIBRARY_PATH}\n");
+  EXPECT_THAT(hits(df, "efa-ld-library-path"), IsEmpty());
+}
+
+// 1.43-1.47 on Ubuntu: the plugin's Debian multiarch directory; the hint names it.
+TEST(EfaLdLibraryPath, MultiarchPluginDirIsAcceptedAndNamedInTheHint) {
+  std::string df = replace(kSeedShort, "1.50.0", "1.47.0");
+  EXPECT_THAT(hits(replace(df, "/opt/amazon/ofi-nccl/lib:", "/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu:"), "efa-ld-library-path"),
+              IsEmpty());
+  df = replace(df, kEnv, "ENV LD_LIBRARY_PATH=/opt/amazon/efa/lib:${LD_LIBRARY_PATH}\n");
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, 11);
+  EXPECT_EQ(d[0].column, 21);
+  EXPECT_NE(d[0].hint.find("/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu:/opt/amazon/efa/lib"), std::string::npos) << d[0].hint;
 }
 
 TEST(EfaLdLibraryPath, WarnsWhenTheInheritedValueIsDropped) {
@@ -42,6 +81,16 @@ TEST(EfaLdLibraryPath, WarnsWhenTheInheritedValueIsDropped) {
 TEST(EfaLdLibraryPath, LaterEnvThatAppendsKeepsTheOrder) {
   std::string df = kSeedShort + "ENV LD_LIBRARY_PATH=${LD_LIBRARY_PATH}:/opt/extra/lib\n";
   EXPECT_THAT(hits(df, "efa-ld-library-path"), IsEmpty());
+}
+
+// A base without an EFA stack of its own has no older copies: the installer's
+// /etc/ld.so.conf.d entry finds its libraries; only a shadowing directory is wrong.
+TEST(EfaLdLibraryPath, CudaBaseNeedsNoEnvButNoShadowingDirFirst) {
+  std::string df = replace(replace(kSeedShort, kEnv, ""), "nvcr.io/nvidia/pytorch:26.08-py3", "nvidia/cuda:12.4.1-devel-ubuntu22.04");
+  EXPECT_THAT(hits(df, "efa-ld-library-path"), IsEmpty());
+  EXPECT_THAT(hits(df + "ENV LD_LIBRARY_PATH=/opt/aws-ofi-nccl/lib:$LD_LIBRARY_PATH\n", "efa-ld-library-path"), IsEmpty());
+  EXPECT_THAT(hits(df + "ENV LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/opt/amazon/efa/lib:$LD_LIBRARY_PATH\n", "efa-ld-library-path"),
+              ElementsAre("11:21 error"));
 }
 
 TEST(EfaLdLibraryPath, QuietWithoutAnInstaller) {

@@ -10,19 +10,6 @@
 namespace trainimg::recipes::rules {
 namespace {
 
-constexpr std::string_view kPrefix = "aws-efa-installer-";
-constexpr std::string_view kSuffix = ".tar.gz";
-
-// "https://…/aws-efa-installer-1.50.0.tar.gz?x" -> "1.50.0"; nullopt otherwise.
-std::optional<std::string> tarball_version(const std::string& word) {
-  std::string w = word.substr(0, word.find_first_of("?#"));
-  std::string b = base_name(w);
-  if (b.size() <= kPrefix.size() + kSuffix.size() || b.compare(0, kPrefix.size(), kPrefix) != 0 ||
-      b.compare(b.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0)
-    return std::nullopt;
-  return b.substr(kPrefix.size(), b.size() - kPrefix.size() - kSuffix.size());
-}
-
 void check(const Context& c) {
   const RuleInfo& info = efa_version_pin().info;
   const auto& expect = c.opt.expect_efa_installer;
@@ -31,7 +18,7 @@ void check(const Context& c) {
     if (in->keyword != "RUN") continue;
     for (const auto& cmd : in->script.commands) {
       for (const Word& w : cmd.argv) {
-        auto v = tarball_version(w.text);
+        auto v = installer_tarball_version(w.text);
         if (!v || !seen.insert(in).second) continue;  // one finding per RUN: curl and tar name the same file
         std::string exp = expect ? " (the host has " + *expect + ")" : "";
         if (*v == "latest") {
@@ -39,7 +26,8 @@ void check(const Context& c) {
                    "the EFA installer tarball is 'latest': its version changes under you" + exp);
         } else if (!looks_like_version(*v)) {
           c.report(info, expect ? Severity::Error : Severity::Warning, w.span,
-                   "the EFA installer version '" + *v + "' is not pinned (an ARG without a default, or not a version)" + exp);
+                   "the EFA installer version '" + *v +
+                       "' is not pinned (an ARG without a default, or not a version)" + exp);
         } else if (expect && compare_versions(*v, *expect) != 0) {
           c.report(info, Severity::Error, w.span,
                    "the image installs EFA installer " + *v + " but the host has " + *expect);
@@ -52,14 +40,15 @@ void check(const Context& c) {
 }  // namespace
 
 const Rule& efa_version_pin() {
-  static const Rule r{{"efa-version-pin", Severity::Warning,
-                       "the installer tarball is 'latest' or its version is not a pinned ARG/literal; error with "
-                       "--expect efa-installer=X when it differs from the host's installer",
-                       "pin ARG EFA_INSTALLER_VERSION=<the host AMI's installer version> and download "
-                       "aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz",
-                       "seed 002, Recommended: add the EFA installer to the training image (same version as the host)",
-                       "dockerfile"},
-                      check};
+  static const Rule r{
+      {"efa-version-pin", Severity::Warning,
+       "the installer tarball is 'latest' or its version is not a pinned ARG/literal; error with "
+       "--expect efa-installer=X when it differs from the host's installer",
+       "pin ARG EFA_INSTALLER_VERSION=<the host AMI's installer version> and download "
+       "aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz",
+       "seed 002, Recommended: add the EFA installer to the training image (same version as the host)",
+       "dockerfile"},
+      check};
   return r;
 }
 

@@ -2,11 +2,17 @@
 #include <algorithm>
 #include <array>
 
+#include "common/version.h"
 #include "recipes/rules/rule.h"
 
 namespace trainimg::recipes::rules {
 
 void Context::report(const RuleInfo& rule, Severity sev, Span at, std::string message) const {
+  report(rule, sev, at, std::move(message), {}, {});
+}
+
+void Context::report(const RuleInfo& rule, Severity sev, Span at, std::string message,
+                     const std::vector<std::pair<Span, std::string>>& related, std::string hint) const {
   Diagnostic d;
   d.severity = sev;
   d.rule_id = rule.id;
@@ -20,6 +26,18 @@ void Context::report(const RuleInfo& rule, Severity sev, Span at, std::string me
   d.source_line = std::string(src.line_text(lc.line));
   int room = static_cast<int>(d.source_line.size()) - lc.column + 1;
   d.length = std::max(1, std::min(static_cast<int>(at.length), room));
+  if (!hint.empty()) d.hint = std::move(hint);
+  for (const auto& [span, msg] : related) {
+    RelatedLocation r;
+    r.file = d.file;
+    auto rl = src.line_col(span.offset);
+    r.line = rl.line;
+    r.column = rl.column;
+    int rroom = static_cast<int>(src.line_text(rl.line).size()) - rl.column + 1;
+    r.length = std::max(1, std::min(static_cast<int>(span.length), rroom));
+    r.message = msg;
+    d.related.push_back(std::move(r));
+  }
   out->push_back(std::move(d));
 }
 
@@ -36,7 +54,8 @@ bool is_shell(const std::string& p) {
 
 // Options of a wrapper that take a value (`sudo -u root`, `nice -n 5`).
 bool takes_value(const std::string& wrapper, const std::string& opt) {
-  if (wrapper == "sudo") return opt == "-u" || opt == "-g" || opt == "-C" || opt == "-D" || opt == "-h" || opt == "-p";
+  if (wrapper == "sudo")
+    return opt == "-u" || opt == "-g" || opt == "-C" || opt == "-D" || opt == "-h" || opt == "-p";
   if (wrapper == "nice") return opt == "-n";
   if (wrapper == "env") return opt == "-u" || opt == "-C" || opt == "-S";
   if (wrapper == "stdbuf") return opt == "-i" || opt == "-o" || opt == "-e";
@@ -48,7 +67,8 @@ bool takes_value(const std::string& wrapper, const std::string& opt) {
 std::vector<const Word*> effective_argv(const Command& c) {
   std::vector<const Word*> v;
   for (const auto& w : c.argv) v.push_back(&w);
-  static const std::array<std::string_view, 8> kWrappers = {"sudo", "env", "exec", "command", "nice", "nohup", "time", "stdbuf"};
+  static const std::array<std::string_view, 8> kWrappers = {"sudo", "env",   "exec", "command",
+                                                            "nice", "nohup", "time", "stdbuf"};
   size_t i = 0;
   while (i < v.size()) {
     std::string p = base_name(v[i]->text);
@@ -74,7 +94,8 @@ std::vector<const Word*> effective_argv(const Command& c) {
       // `bash ./efa_installer.sh -y`: the script is what runs; `-c` is recursed by the splitter.
       size_t k = i + 1;
       while (k < v.size() && v[k]->text.size() > 1 && (v[k]->text[0] == '-' || v[k]->text[0] == '+')) {
-        if (v[k]->text[0] == '-' && v[k]->text.find('c') != std::string::npos && v[k]->text.rfind("--", 0) != 0)
+        if (v[k]->text[0] == '-' && v[k]->text.find('c') != std::string::npos &&
+            v[k]->text.rfind("--", 0) != 0)
           return {v.begin() + static_cast<long>(i), v.end()};
         k += v[k]->text.back() == 'o' ? 2 : 1;  // `-o opt`, `-euxo pipefail`
       }
@@ -98,11 +119,20 @@ struct LongOpt {
   std::string_view name;
   bool value;
 };
-constexpr std::array<LongOpt, 14> kLong = {{{"debug-packages", false}, {"no-verify", false}, {"uninstall", false},
-                                            {"yes", false},           {"skip-limit-conf", false}, {"skip-kmod", false},
-                                            {"minimal", false},       {"enable-gdr", false},      {"mpi", true},
-                                            {"skip-mpi", false},      {"skip-rdma-core", false},  {"disable-ngc", false},
-                                            {"enable-ngc", false},    {"build-ngc", false}}};
+constexpr std::array<LongOpt, 14> kLong = {{{"debug-packages", false},
+                                            {"no-verify", false},
+                                            {"uninstall", false},
+                                            {"yes", false},
+                                            {"skip-limit-conf", false},
+                                            {"skip-kmod", false},
+                                            {"minimal", false},
+                                            {"enable-gdr", false},
+                                            {"mpi", true},
+                                            {"skip-mpi", false},
+                                            {"skip-rdma-core", false},
+                                            {"disable-ngc", false},
+                                            {"enable-ngc", false},
+                                            {"build-ngc", false}}};
 
 std::string short_to_long(char c) {
   switch (c) {
@@ -175,6 +205,52 @@ std::vector<InstallerRun> installer_runs(const Context& c) {
   return out;
 }
 
+std::optional<std::string> installer_tarball_version(const std::string& word) {
+  constexpr std::string_view kPrefix = "aws-efa-installer-";
+  constexpr std::string_view kSuffix = ".tar.gz";
+  std::string b = base_name(word.substr(0, word.find_first_of("?#")));
+  if (b.size() <= kPrefix.size() + kSuffix.size() || b.compare(0, kPrefix.size(), kPrefix) != 0 ||
+      b.compare(b.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0)
+    return std::nullopt;
+  return b.substr(kPrefix.size(), b.size() - kPrefix.size() - kSuffix.size());
+}
+
+std::optional<std::string> installer_version(const Context& c) {
+  for (const Instruction* in : c.final_image)
+    for (const auto& cmd : in->script.commands)
+      for (const Word& w : cmd.argv)
+        if (auto v = installer_tarball_version(w.text); v && looks_like_version(*v)) return v;
+  return std::nullopt;
+}
+
+namespace {
+
+bool names_efa(const std::string& s) {
+  return s.find("/opt/amazon/efa") != std::string::npos || s.find("ofi-nccl") != std::string::npos ||
+         s.find("libnccl-net-ofi") != std::string::npos || s.find("FI_PROVIDER=efa") != std::string::npos;
+}
+
+}  // namespace
+
+bool shows_efa(const Context& c) {
+  if (!installer_runs(c).empty()) return true;
+  if (c.df.root_image(c.df.final_stage()).find(".dkr.ecr.") != std::string::npos &&
+      c.df.root_image(c.df.final_stage()).rfind("763104351884.", 0) == 0)
+    return true;  // AWS Deep Learning Containers' account
+  for (const Instruction* in : c.final_image) {
+    for (const KeyValue& kv : in->pairs)
+      if (in->keyword == "ENV" && (names_efa(kv.value) || (kv.key == "FI_PROVIDER" && kv.value == "efa")))
+        return true;
+    for (const auto& cmd : in->script.commands) {
+      for (const Word& w : cmd.assignments)
+        if (names_efa(w.text)) return true;
+      for (const Word& w : cmd.argv)
+        if (names_efa(w.text)) return true;
+    }
+  }
+  return false;
+}
+
 int final_index(const Context& c, const Instruction* in) {
   auto it = std::find(c.final_image.begin(), c.final_image.end(), in);
   return it == c.final_image.end() ? -1 : static_cast<int>(it - c.final_image.begin());
@@ -210,7 +286,8 @@ std::vector<std::pair<std::string, const Word*>> installed_packages(const Comman
   if (p != "apt-get" && p != "apt" && p != "yum" && p != "dnf" && p != "microdnf") return out;
   size_t i = 1;
   // Options before the sub-command (`apt-get -y -q install`): -o takes a value.
-  while (i < argv.size() && argv[i]->text.size() > 1 && argv[i]->text[0] == '-') i += argv[i]->text == "-o" ? 2 : 1;
+  while (i < argv.size() && argv[i]->text.size() > 1 && argv[i]->text[0] == '-')
+    i += argv[i]->text == "-o" ? 2 : 1;
   if (i >= argv.size() || argv[i]->text != "install") return out;
   for (++i; i < argv.size(); ++i) {
     const std::string& w = argv[i]->text;

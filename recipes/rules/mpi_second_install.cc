@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// mpi-second-install: NGC ships Open MPI 5 in /usr/local/mpi; a second Open
-// MPI (apt, a source build) or building/running against the installer's
-// /opt/amazon/openmpi mixes the two (opal_shmem_base_select failed ->
-// MPI_INIT failed).
+// mpi-second-install: the NGC PyTorch container (and the framework images
+// built on it) ships Open MPI in /usr/local/mpi, HPC images HPC-X's under
+// /opt/hpcx; a second Open MPI (apt, a source build) or building/running
+// against the installer's /opt/amazon/openmpi mixes the two
+// (opal_shmem_base_select failed -> MPI_INIT failed). One finding per root
+// cause: every line of one other Open MPI (download, unpack, build, rm; PATH,
+// OPAL_PREFIX, ld.so.conf.d, --with-mpi=) is a related location of it. When
+// the base's Open MPI is deleted first (the "replace" pattern) it is one
+// finding at the deletion.
+#include <algorithm>
 #include <array>
 
 #include "recipes/rules/rules.h"
@@ -10,11 +16,12 @@
 namespace trainimg::recipes::rules {
 namespace {
 
-constexpr std::array<std::string_view, 9> kPackages = {"openmpi-bin",   "libopenmpi-dev", "openmpi-common",
-                                                       "libopenmpi3",   "libopenmpi3t64", "libopenmpi40",
-                                                       "openmpi",       "openmpi-devel",  "openmpi5"};
+constexpr std::array<std::string_view, 9> kPackages = {"openmpi-bin", "libopenmpi-dev", "openmpi-common",
+                                                       "libopenmpi3", "libopenmpi3t64", "libopenmpi40",
+                                                       "openmpi",     "openmpi-devel",  "openmpi5"};
 constexpr std::array<std::string_view, 2> kInstallerMpi = {"/opt/amazon/openmpi", "/opt/amazon/openmpi5"};
-constexpr std::array<std::string_view, 5> kMpiVars = {"MPI_HOME", "OPAL_PREFIX", "MPI_ROOT", "MPI_DIR", "OMPI_DIR"};
+constexpr std::array<std::string_view, 5> kMpiVars = {"MPI_HOME", "OPAL_PREFIX", "MPI_ROOT", "MPI_DIR",
+                                                      "OMPI_DIR"};
 
 bool installer_mpi(const std::string& path) {
   for (auto p : kInstallerMpi)
@@ -34,38 +41,82 @@ bool points_at_installer_mpi(const std::string& key, const std::string& value) {
   return false;
 }
 
-// "openmpi-4.1.6.tar.bz2" / ".../open-mpi/ompi.git": a source build.
-bool openmpi_source(const std::string& word) {
+// "openmpi-4.1.6.tar.bz2" -> "openmpi-4.1.6"; ".../open-mpi/ompi.git" -> "ompi.git"; "" otherwise.
+std::string openmpi_source(const std::string& word) {
   std::string b = base_name(word.substr(0, word.find_first_of("?#")));
   if (b.rfind("openmpi-", 0) == 0) {
     for (std::string_view ext : {".tar.gz", ".tar.bz2", ".tar.xz", ".tgz"})
-      if (b.size() > ext.size() && b.compare(b.size() - ext.size(), ext.size(), ext) == 0) return true;
+      if (b.size() > ext.size() && b.compare(b.size() - ext.size(), ext.size(), ext) == 0)
+        return b.substr(0, b.size() - ext.size());
   }
-  return (b == "ompi" || b == "ompi.git") && base_name(word.substr(0, word.size() - b.size() - 1)) == "open-mpi";
+  if ((b == "ompi" || b == "ompi.git") && word.size() > b.size() &&
+      base_name(word.substr(0, word.size() - b.size() - 1)) == "open-mpi")
+    return "ompi.git";
+  return {};
 }
 
-void check_run(const Context& c, const Instruction& in) {
-  const RuleInfo& info = mpi_second_install().info;
+// One other Open MPI and every place that brings it in or uses it.
+struct Cause {
+  std::string key;    // "installer", "apt", "source:openmpi-4.1.6"
+  std::string title;  // "the installer's Open MPI (/opt/amazon/openmpi)"
+  std::vector<std::pair<Span, std::string>> places;
+};
+
+class Collector {
+ public:
+  void add(const std::string& key, const std::string& title, Span at, std::string what) {
+    auto it = std::find_if(causes_.begin(), causes_.end(), [&](const Cause& c) { return c.key == key; });
+    if (it == causes_.end()) {
+      causes_.push_back({key, title, {}});
+      it = causes_.end() - 1;
+    }
+    for (const auto& p : it->places)
+      if (p.first.offset == at.offset) return;
+    it->places.emplace_back(at, std::move(what));
+  }
+  std::vector<Cause>& causes() { return causes_; }
+
+ private:
+  std::vector<Cause> causes_;
+};
+
+const std::string kInstallerTitle = "the installer's Open MPI (/opt/amazon/openmpi*)";
+
+void installer(Collector& col, Span at, std::string what) {
+  col.add("installer", kInstallerTitle, at, std::move(what));
+}
+
+void collect_run(Collector& col, const Instruction& in) {
   for (const Command& cmd : in.script.commands) {
     for (const auto& [pkg, w] : installed_packages(cmd))
       for (auto p : kPackages)
-        if (pkg == p) c.report(info, Severity::Error, w->span, "installs another Open MPI (" + pkg + ") on the NGC base");
+        if (pkg == p) col.add("apt", "a distribution Open MPI package", w->span, "installs " + pkg);
     for (const Word& a : cmd.assignments) {
       size_t eq = a.text.find('=');
       if (points_at_installer_mpi(a.text.substr(0, eq), a.text.substr(eq + 1)))
-        c.report(info, Severity::Error, a.span, "points " + a.text.substr(0, eq) + " at the installer's Open MPI");
+        installer(col, a.span, "points " + a.text.substr(0, eq) + " at it");
     }
     auto argv = effective_argv(cmd);
     if (argv.empty()) continue;
     if (installer_mpi(argv[0]->text)) {
-      c.report(info, Severity::Error, argv[0]->span, "runs " + argv[0]->text + " from the installer's Open MPI");
+      installer(col, argv[0]->span, "runs " + base_name(argv[0]->text) + " from it");
       continue;
     }
-    bool is_export = base_name(argv[0]->text) == "export";
+    std::string prog = base_name(argv[0]->text);
+    bool is_export = prog == "export";
+    // `echo /opt/amazon/openmpi/lib > /etc/ld.so.conf.d/x.conf`: the loader finds it.
+    bool to_ld_conf = std::any_of(cmd.redirects.begin(), cmd.redirects.end(), [](const Word& w) {
+      return path_under(w.text, "/etc/ld.so.conf.d") || w.text == "/etc/ld.so.conf";
+    });
     for (size_t i = 1; i < argv.size(); ++i) {
       const std::string& w = argv[i]->text;
-      if (openmpi_source(w)) {
-        c.report(info, Severity::Error, argv[i]->span, "builds another Open MPI from source (" + base_name(w) + ")");
+      if (std::string src = openmpi_source(w); !src.empty()) {
+        col.add("source:" + src, "another Open MPI built from source (" + src + ")", argv[i]->span,
+                prog + " " + base_name(w));
+        continue;
+      }
+      if (to_ld_conf && (prog == "echo" || prog == "printf") && installer_mpi(w)) {
+        installer(col, argv[i]->span, "registers " + w + " in " + cmd.redirects.front().text);
         continue;
       }
       size_t eq = w.find('=');
@@ -73,33 +124,92 @@ void check_run(const Context& c, const Instruction& in) {
       std::string key = w.substr(0, eq), value = w.substr(eq + 1);
       // `--with-mpi=/opt/amazon/openmpi`, `-DMPI_HOME=…`, `export PATH=…`.
       if ((is_export && points_at_installer_mpi(key, value)) || (!is_export && installer_mpi(value)))
-        c.report(info, Severity::Error, argv[i]->span, "builds against the installer's Open MPI (" + w + ")");
+        installer(col, argv[i]->span, (is_export ? "exports " : "builds with ") + w);
     }
   }
 }
 
+// `rm -rf /usr/local/mpi` (or a directory above the base's Open MPI).
+const Word* removes(const Instruction& in, const std::string& prefix) {
+  for (const Command& cmd : in.script.commands) {
+    auto argv = effective_argv(cmd);
+    if (argv.empty() || base_name(argv[0]->text) != "rm") continue;
+    for (size_t i = 1; i < argv.size(); ++i) {
+      const std::string& w = argv[i]->text;
+      if (!w.empty() && w[0] != '-' && path_under(prefix, w)) return argv[i];
+    }
+  }
+  return nullptr;
+}
+
+std::string ordinal_list(size_t n) {
+  return n == 1 ? "1 place" : std::to_string(n) + " places";
+}
+
 void check(const Context& c) {
-  if (!c.ngc_base) return;
+  const RuleInfo& info = mpi_second_install().info;
+  if (c.base.mpi == NgcMpi::None) return;
+  const std::string base_mpi = c.base.mpi_prefix();
+  Collector col;
+  const Word* removal = nullptr;
   for (const Instruction* in : c.final_image) {
-    if (in->keyword == "RUN") check_run(c, *in);
+    if (in->keyword == "RUN") {
+      collect_run(col, *in);
+      if (!removal) removal = removes(*in, base_mpi);
+      // Older NGC PyTorch releases keep Open MPI in HPC-X as well.
+      if (!removal && c.base.mpi == NgcMpi::UsrLocalMpi) removal = removes(*in, "/opt/hpcx/ompi");
+    }
     if (in->keyword != "ENV") continue;
     for (const KeyValue& kv : in->pairs)
       if (points_at_installer_mpi(kv.key, kv.value))
-        c.report(mpi_second_install().info, Severity::Error, kv.value_span,
-                 kv.key + " points at the installer's Open MPI (/opt/amazon/openmpi*) on an NGC base");
+        installer(col, kv.value_span, "ENV " + kv.key + " points at it");
+  }
+  auto& causes = col.causes();
+  if (causes.empty()) return;
+  for (auto& cause : causes)
+    std::sort(cause.places.begin(), cause.places.end(),
+              [](const auto& a, const auto& b) { return a.first.offset < b.first.offset; });
+  if (removal) {
+    std::vector<std::pair<Span, std::string>> related;
+    std::string titles;
+    for (const auto& cause : causes) {
+      titles += (titles.empty() ? "" : "; ") + cause.title + ", " + ordinal_list(cause.places.size());
+      related.insert(related.end(), cause.places.begin(), cause.places.end());
+    }
+    c.report(info, Severity::Warning, removal->span,
+             "replaces the base's Open MPI (" + base_mpi + ", removed here) with another: " + titles +
+                 ". Not the seed's setup (leave NGC's MPI as-is); nothing of the base may still expect the "
+                 "removed one",
+             related,
+             "keep NGC's Open MPI and drop the other one (verify communication with a PyTorch-based "
+             "measurement); if "
+             "you must replace it, remove every trace of the old one (OPAL_PREFIX, "
+             "/etc/ld.so.conf.d/hpcx.conf, PATH)");
+    return;
+  }
+  for (const auto& cause : causes) {
+    std::vector<std::pair<Span, std::string>> related(cause.places.begin() + 1, cause.places.end());
+    c.report(info, Severity::Error, cause.places.front().first,
+             cause.title + " beside the base's Open MPI (" + base_mpi + "): " + cause.places.front().second +
+                 (related.empty() ? "" : " (and " + ordinal_list(related.size()) + " more)"),
+             related, {});
   }
 }
 
 }  // namespace
 
 const Rule& mpi_second_install() {
-  static const Rule r{{"mpi-second-install", Severity::Error,
-                       "on an NGC base: installs another Open MPI (apt openmpi-bin/libopenmpi-dev, a source build) or "
-                       "builds/runs against /opt/amazon/openmpi (PATH, MPI_HOME, OPAL_PREFIX, mpicc)",
-                       "leave NGC's Open MPI (/usr/local/mpi) as the only MPI; verify communication with a "
-                       "PyTorch-based measurement instead of MPI programs",
-                       "seed 002, Pitfall 4: do not layer another MPI on top of NGC Open MPI", "dockerfile"},
-                      check};
+  static const Rule r{
+      {"mpi-second-install", Severity::Error,
+       "on an NGC base with an Open MPI (the PyTorch container and images built on it: "
+       "/usr/local/mpi; HPC images: /opt/hpcx): installs another Open MPI (apt "
+       "openmpi-bin/libopenmpi-dev, a source build) or builds/runs against /opt/amazon/openmpi "
+       "(PATH, MPI_HOME, OPAL_PREFIX, ld.so.conf.d, --with-mpi=, mpicc); one finding per other "
+       "Open MPI; a warning when the base's Open MPI is deleted first",
+       "leave NGC's Open MPI (/usr/local/mpi) as the only MPI; verify communication with a "
+       "PyTorch-based measurement instead of MPI programs",
+       "seed 002, Pitfall 4: do not layer another MPI on top of NGC Open MPI", "dockerfile"},
+      check};
   return r;
 }
 

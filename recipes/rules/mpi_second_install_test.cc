@@ -28,10 +28,89 @@ TEST(MpiSecondInstall, FiresForASourceBuild) {
               ElementsAre("12:17 error"));
 }
 
-TEST(MpiSecondInstall, FiresForPathAndOpalPrefixOnInstallerMpi) {
-  EXPECT_THAT(hits(kSeedShort + "ENV PATH=/opt/amazon/openmpi/bin:$PATH OPAL_PREFIX=/opt/amazon/openmpi\n",
+// One root cause, one finding: the other places are related locations.
+TEST(MpiSecondInstall, FiresOnceForPathAndOpalPrefixOnInstallerMpi) {
+  std::string df = kSeedShort + "ENV PATH=/opt/amazon/openmpi/bin:$PATH OPAL_PREFIX=/opt/amazon/openmpi\n";
+  EXPECT_THAT(hits(df, "mpi-second-install"), ElementsAre("12:10 error"));
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  ASSERT_EQ(d.size(), 1u);
+  ASSERT_EQ(d[0].related.size(), 1u);
+  EXPECT_EQ(d[0].related[0].line, 12);
+  EXPECT_EQ(d[0].related[0].column, 52);
+}
+
+TEST(MpiSecondInstall, DownloadUnpackBuildAndRmOfOneTarballIsOneFinding) {
+  std::string df = kSeedShort +
+                   "RUN wget https://download.open-mpi.org/release/open-mpi/v4.1/openmpi-4.1.6.tar.gz \\\n"
+                   " && tar xf openmpi-4.1.6.tar.gz && cd openmpi-4.1.6 && ./configure && make install \\\n"
+                   " && rm openmpi-4.1.6.tar.gz\n";
+  EXPECT_THAT(hits(df, "mpi-second-install"), ElementsAre("12:10 error"));
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  ASSERT_EQ(d.size(), 1u);
+  ASSERT_EQ(d[0].related.size(), 2u);
+  EXPECT_EQ(std::to_string(d[0].related[0].line) + ":" + std::to_string(d[0].related[0].column), "13:12");
+  EXPECT_EQ(std::to_string(d[0].related[1].line) + ":" + std::to_string(d[0].related[1].column), "14:8");
+}
+
+// NGC's Open MPI deleted, then the installer's wired in: one warning at the deletion.
+TEST(MpiSecondInstall, ReplacePatternIsOneWarningAtTheRemoval) {
+  std::string df = kSeedShort + "RUN rm -rf /opt/hpcx/ompi /usr/local/mpi\n" +
+                   "ENV PATH=/opt/amazon/openmpi/bin:$PATH\nENV OPAL_PREFIX=/opt/amazon/openmpi\n";
+  EXPECT_THAT(hits(df, "mpi-second-install"), ElementsAre("12:27 warning"));
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].related.size(), 2u);
+  EXPECT_NE(d[0].message.find("replaces the base's Open MPI (/usr/local/mpi"), std::string::npos) << d[0].message;
+}
+
+TEST(MpiSecondInstall, FiresForTheInstallerMpiInLdSoConfD) {
+  EXPECT_THAT(hits(kSeedShort + "RUN echo /opt/amazon/openmpi/lib > /etc/ld.so.conf.d/openmpi.conf && ldconfig\n",
                    "mpi-second-install"),
-              ElementsAre("12:10 error", "12:52 error"));
+              ElementsAre("12:10 error"));
+}
+
+TEST(MpiSecondInstall, QuietForAnEchoThatIsNotLoaderConfig) {
+  EXPECT_THAT(hits(kSeedShort + "RUN echo /opt/amazon/openmpi/lib > /tmp/notes.txt\n", "mpi-second-install"), IsEmpty());
+}
+
+TEST(MpiSecondInstall, FiresForWithMpiOnTheNemoImage) {
+  std::string df = replace(kSeedShort, "nvcr.io/nvidia/pytorch:26.08-py3", "nvcr.io/nvidia/nemo:25.07");
+  EXPECT_THAT(hits(df + "RUN ./configure --with-mpi=/opt/amazon/openmpi\n", "mpi-second-install"), ElementsAre("12:17 error"));
+}
+
+// nvcr.io/nvidia/cuda carries no MPI: the only Open MPI there is not a second one.
+TEST(MpiSecondInstall, QuietOnTheNgcCudaImage) {
+  EXPECT_THAT(hits("FROM nvcr.io/nvidia/cuda:12.4.1-devel-ubuntu22.04\n"
+                   "RUN apt-get update && apt-get install -y libopenmpi-dev\n"
+                   "ENV PATH=/opt/amazon/openmpi/bin:$PATH\n",
+                   "mpi-second-install"),
+              IsEmpty());
+}
+
+TEST(MpiSecondInstall, HpcImagesNameHpcx) {
+  auto d = lint_dockerfile(SourceFile("Dockerfile", "FROM nvcr.io/nvidia/hpc-benchmarks:24.09\n"
+                                                    "ENV OPAL_PREFIX=/opt/amazon/openmpi\n"),
+                           {});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].line, 2);
+  EXPECT_EQ(d[0].column, 17);
+  EXPECT_NE(d[0].message.find("/opt/hpcx/ompi"), std::string::npos) << d[0].message;
+}
+
+// Building against the base's own HPC-X Open MPI is not a second one.
+TEST(MpiSecondInstall, QuietForTheBasesOwnHpcx) {
+  EXPECT_THAT(hits("FROM nvcr.io/nvidia/hpc-benchmarks:24.09\n"
+                   "RUN ./configure --with-mpi=/opt/hpcx/ompi/ --with-libfabric=/opt/amazon/efa\n",
+                   "mpi-second-install"),
+              IsEmpty());
+}
+
+TEST(MpiSecondInstall, NgcBaseOptionDeclaresAPrivateMirror) {
+  std::string df = "FROM registry.example.com/ml/pytorch-ngc:26.08\nENV OPAL_PREFIX=/opt/amazon/openmpi\n";
+  EXPECT_THAT(hits(df, "mpi-second-install"), IsEmpty());
+  LintOptions opt;
+  opt.ngc_bases.push_back("registry.example.com/ml/");
+  EXPECT_THAT(hits(df, "mpi-second-install", opt), ElementsAre("2:17 error"));
 }
 
 TEST(MpiSecondInstall, FiresForMpiccFromTheInstaller) {

@@ -10,6 +10,8 @@ namespace {
 
 void check(const Context& c) {
   const RuleInfo& info = nccl_ib_settings().info;
+  // On a cloud without EFA (InfiniBand) these settings are right.
+  if (!shows_efa(c)) return;
   for (const Instruction* in : c.final_image) {
     if (in->keyword != "ENV") continue;
     for (const KeyValue& kv : in->pairs) {
@@ -30,6 +32,8 @@ void check(const Context& c) {
 const Rule& nccl_ib_settings() {
   static const Rule r{
       {"nccl-ib-settings", Severity::Error,
+       "where the image shows EFA (the installer, /opt/amazon/efa, FI_PROVIDER=efa, the aws-ofi-nccl "
+       "plugin): "
        "NCCL_NET=IB (error); other InfiniBand-only NCCL_IB_* settings (warning)",
        "remove InfiniBand-specific NCCL_* settings; keep NCCL_NET_PLUGIN=ofi",
        "seed 002, Verifying operation ('Using network Socket' row); seed 000 ConnectX-7 note", "dockerfile"},

@@ -24,6 +24,19 @@ TEST(NcclIbSettings, QuietForNcclIbDisableAndOtherNets) {
               IsEmpty());
 }
 
+// On a cloud without EFA the InfiniBand settings are right (issue 13).
+TEST(NcclIbSettings, QuietWhereTheImageShowsNoEfa) {
+  EXPECT_THAT(
+      hits("FROM nvcr.io/nvidia/pytorch:26.08-py3\nENV NCCL_NET=IB NCCL_IB_HCA=mlx5\n", "nccl-ib-settings"),
+      IsEmpty());
+}
+
+TEST(NcclIbSettings, FiresWhereFiProviderSaysEfa) {
+  EXPECT_THAT(hits("FROM nvcr.io/nvidia/pytorch:26.08-py3\nENV FI_PROVIDER=efa\nENV NCCL_IB_HCA=mlx5\n",
+                   "nccl-ib-settings"),
+              ElementsAre("3:5 warning"));
+}
+
 TEST(NcclIbSettings, QuietWhenOnlyARunExportsIt) {
   // A RUN's export does not reach the image environment.
   EXPECT_THAT(hits(kSeedShort + "RUN export NCCL_NET=IB && true\n", "nccl-ib-settings"), IsEmpty());

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,12 +23,18 @@ struct Context {
   /// Instructions of the stages that end in the final image, in build order
   /// (the root of the FROM chain first).
   std::vector<const Instruction*> final_image;
-  /// The final image is built on an NGC image (nvcr.io/nvidia/...).
+  /// The final image is built on an NGC framework image (see NgcBase).
   bool ngc_base = false;
   std::vector<Diagnostic>* out = nullptr;
+  /// What the root image of the final stage is (NGC family, where its MPI is).
+  NgcBase base;
 
   /// Adds a finding at `at` (original offsets) with the rule's id, fix and seed.
   void report(const RuleInfo& rule, Severity sev, Span at, std::string message) const;
+  /// The same with the other places of the same root cause and a hint that
+  /// replaces the rule's fix when not empty.
+  void report(const RuleInfo& rule, Severity sev, Span at, std::string message,
+              const std::vector<std::pair<Span, std::string>>& related, std::string hint) const;
 };
 
 struct Rule {
@@ -48,13 +55,24 @@ std::string base_name(const std::string& path);
 /// One run of efa_installer.sh in a RUN of the final image.
 struct InstallerRun {
   const Instruction* run = nullptr;
-  size_t command = 0;                    ///< index in run->script.commands
-  std::vector<const Word*> argv;         ///< effective argv; argv[0] is the installer
+  size_t command = 0;             ///< index in run->script.commands
+  std::vector<const Word*> argv;  ///< effective argv; argv[0] is the installer
   /// Long option name -> the word that set it, getopt-parsed as the installer
   /// does (short clusters -ykln, unique long prefixes, --opt=value, `--`).
   std::map<std::string, const Word*> options;
 };
 std::vector<InstallerRun> installer_runs(const Context& c);
+
+/// "https://…/aws-efa-installer-1.50.0.tar.gz?x" -> "1.50.0" ("latest", or a
+/// text with an unresolved ${VAR}, as written); nullopt for another word.
+std::optional<std::string> installer_tarball_version(const std::string& word);
+/// The installer version the final image downloads, when it is a version.
+std::optional<std::string> installer_version(const Context& c);
+
+/// Whether the final image shows EFA: the installer runs, or a RUN/ENV names
+/// /opt/amazon/efa, the aws-ofi-nccl plugin, FI_PROVIDER=efa, or the base is
+/// an AWS Deep Learning Container (which carries the EFA stack).
+bool shows_efa(const Context& c);
 
 /// Index in c.final_image of an instruction, or -1.
 int final_index(const Context& c, const Instruction* in);
