@@ -47,7 +47,8 @@ bool has(const std::vector<std::string>& v, std::string_view x) {
 }
 
 bool says_missing(const ProbeRecord& r) {
-  return r.error.find("No such file") != std::string::npos || r.error.find("cannot access") != std::string::npos;
+  return r.error.find("No such file") != std::string::npos ||
+         r.error.find("cannot access") != std::string::npos;
 }
 
 // What each probe contributes. Runs only for ok probes (and the failed
@@ -198,6 +199,26 @@ const std::map<std::string, Interpreter>& interpreters() {
          r.parsed["efa_nids"] = count;
          r.parsed["up"] = up;
        }},
+      {"mounts.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         // /proc/mounts: "device mountpoint fstype options 0 0"
+         std::vector<std::string> points;
+         size_t pos = 0;
+         while (pos < r.output.size()) {
+           size_t nl = r.output.find('\n', pos);
+           std::string_view line(r.output.data() + pos,
+                                 (nl == std::string::npos ? r.output.size() : nl) - pos);
+           size_t a = line.find(' '), b = a == std::string_view::npos ? a : line.find(' ', a + 1);
+           if (b != std::string_view::npos) {
+             std::string_view type = line.substr(b + 1, line.find(' ', b + 1) - b - 1);
+             if (type == "lustre") points.emplace_back(line.substr(a + 1, b - a - 1));
+           }
+           if (nl == std::string::npos) break;
+           pos = nl + 1;
+         }
+         p.lustre_mounted = !points.empty();
+         r.parsed["lustre_mounts"] = points;
+       }},
       {"efa-fsx-service.txt",
        [](ProbeRecord& r, HostProfile& p, const std::string&) {
          p.efa_fsx_service = first_line(r.output);
@@ -210,7 +231,8 @@ const std::map<std::string, Interpreter>& interpreters() {
 // Failed probes that still answer their question: a missing /dev/gdrdrv or
 // /opt/dlami/nvme is exactly what those probes look for.
 bool interpret_failed(const std::string& id, const ProbeRecord& r) {
-  return (id == "dev-gdrdrv.txt" || id == "df-nvme.txt") && r.status == ProbeStatus::Failed && says_missing(r);
+  return (id == "dev-gdrdrv.txt" || id == "df-nvme.txt") && r.status == ProbeStatus::Failed &&
+         says_missing(r);
 }
 
 std::string now_utc() {
@@ -249,9 +271,12 @@ const std::vector<ProbeSpec>& probe_specs() {
         exec("uname-r.txt", {"uname", "-r"}),
         exec("apt-mark-showhold.txt", {"apt-mark", "showhold"}),
         exec("lfs-version.txt", {"lfs", "--version"}, {"/usr/bin/lfs", "/usr/sbin/lfs"}),
-        builtin("nvidia-fs-stats.txt", K::ReadFile, "cat /proc/driver/nvidia-fs/stats", "/proc/driver/nvidia-fs/stats"),
+        builtin("nvidia-fs-stats.txt", K::ReadFile, "cat /proc/driver/nvidia-fs/stats",
+                "/proc/driver/nvidia-fs/stats"),
         exec("lnetctl-efa.txt", {"lnetctl", "net", "show", "--net", "efa"}, in_sbin("lnetctl")),
-        exec("efa-fsx-service.txt", {"systemctl", "is-active", "configure-efa-fsx-lustre-client.service"}, {}, true),
+        exec("efa-fsx-service.txt", {"systemctl", "is-active", "configure-efa-fsx-lustre-client.service"}, {},
+             true),
+        builtin("mounts.txt", K::ReadFile, "cat /proc/mounts", "/proc/mounts"),
     };
   }();
   return kSpecs;
