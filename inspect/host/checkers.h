@@ -6,11 +6,12 @@
 // output; checks return findings.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "common/diagnostic.h"
 #include "inspect/host/parsers.h"
@@ -47,7 +48,7 @@ CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std:
 struct NcclTestsRow {
   long long size = 0;
   long long count = 0;
-  double oop_busbw = 0, ip_busbw = 0;            ///< out-of-place / in-place GB/s (0 if the column is absent)
+  double oop_busbw = 0, ip_busbw = 0;  ///< out-of-place / in-place GB/s (0 if the column is absent)
   std::optional<long long> oop_wrong, ip_wrong;  ///< nullopt for "N/A" (-c 0)
   int line = 0;
 };
@@ -93,14 +94,13 @@ GdsMode parse_gds_mode(std::string_view s);
 /// Judges the nvidia-fs counters before/after a gdsio run (gds-compat-mode),
 /// showing the arithmetic ("Sparse Reads n 0 → 10240 (+10240 = 10 GiB / 1 MiB)").
 void check_gds_counters(const NvfsStats& before, const NvfsStats& after, const std::string& before_file,
-                        const std::string& after_file, GdsMode mode, long long io_size_bytes,
-                        CheckOutput& out);
+                        const std::string& after_file, GdsMode mode, long long io_size_bytes, CheckOutput& out);
 /// nvidia-fs version (from the stats file, else gdscheck's two-part one) vs minimum.
-void check_nvidia_fs_version(const std::optional<std::string>& version, bool two_part_only,
-                             const std::string& file, const std::string& min, CheckOutput& out);
+void check_nvidia_fs_version(const std::optional<std::string>& version, bool two_part_only, const std::string& file,
+                             const std::string& min, CheckOutput& out);
 /// `lnetctl net show --net efa`: @efa count vs expected and every NI up.
-void check_lnet_interfaces(const std::vector<LnetNi>& nis, const std::string& file,
-                           std::optional<int> expect_efas, CheckOutput& out);
+void check_lnet_interfaces(const std::vector<LnetNi>& nis, const std::string& file, std::optional<int> expect_efas,
+                           CheckOutput& out);
 /// send/recv counters before/after: same interface count, and (after a GDS
 /// run) at least one interface carried FSx traffic.
 void check_lnet_counters(const std::vector<LnetNi>& before, const std::vector<LnetNi>& after,

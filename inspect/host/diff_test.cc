@@ -21,8 +21,7 @@ TEST(FleetDiffOnSeedFixture, ShowsOnlyTheFactsThatDiffer) {
   EXPECT_EQ(d.rows[1], (std::pair<std::string, std::vector<std::string>>("gpu_count", {"8", "8", "7"})));
   EXPECT_EQ(d.rows[2].first, "held_packages");
   EXPECT_EQ(d.rows[2].second[1], "-");  // nothing held on the upgraded node
-  EXPECT_EQ(d.rows[3],
-            (std::pair<std::string, std::vector<std::string>>("kernel_held", {"true", "false", "true"})));
+  EXPECT_EQ(d.rows[3], (std::pair<std::string, std::vector<std::string>>("kernel_held", {"true", "false", "true"})));
   std::string table = render_fleet_table(d);
   EXPECT_EQ(table.substr(0, table.find('\n')).substr(0, 26), "fact           p6-node-001");
   EXPECT_NE(table.find("\ngpu_count      8 "), std::string::npos);

@@ -10,6 +10,7 @@
 
 namespace trainimg::host {
 
+
 GdscheckReport parse_gdscheck(std::string_view text) {
   static const std::regex kVersion(R"(nvidia_fs version:\s*(\S+)(?:\s+nvidia_fs minimum version:\s*(\S+))?)");
   static const std::regex kGpu(R"(GPU index\s+(\d+))");
@@ -28,8 +29,7 @@ GdscheckReport parse_gdscheck(std::string_view text) {
       g.version_line = n;
     } else if (line.starts_with("DDN EXAScaler")) {
       size_t colon = line.find(':');
-      g.exascaler =
-          std::string(trim(colon == std::string::npos ? "" : std::string_view(line).substr(colon + 1)));
+      g.exascaler = std::string(trim(colon == std::string::npos ? "" : std::string_view(line).substr(colon + 1)));
       g.exascaler_line = n;
     } else if (std::regex_search(line, m, kGpu)) {
       GdscheckReport::GpuLine gl;
@@ -54,33 +54,27 @@ GdsMode parse_gds_mode(std::string_view s) {
   throw Error("--mode", "unknown mode \"" + std::string(s) + "\" (gds-write, gds-read, cpu)");
 }
 
-void check_lnet_interfaces(const std::vector<LnetNi>& nis, const std::string& file,
-                           std::optional<int> expect_efas, CheckOutput& out) {
+void check_lnet_interfaces(const std::vector<LnetNi>& nis, const std::string& file, std::optional<int> expect_efas,
+                           CheckOutput& out) {
   const auto& rule = lnet_efa_rule();
   int count = 0, up = 0;
   for (const auto& ni : nis) {
     if (!ni.nid.ends_with("@efa")) continue;
     ++count;
-    if (ni.status == "up")
-      ++up;
+    if (ni.status == "up") ++up;
     else {
-      Diagnostic d =
-          make_finding(rule, file,
-                       "LNet interface " + ni.nid + " is `status: " + (ni.status.empty() ? "?" : ni.status) +
-                           "`, expected up");
+      Diagnostic d = make_finding(rule, file, "LNet interface " + ni.nid + " is `status: " +
+                                                  (ni.status.empty() ? "?" : ni.status) + "`, expected up");
       d.line = ni.line;
       out.findings.push_back(std::move(d));
     }
   }
-  out.text_facts.emplace_back("LNet @efa interfaces",
-                              std::to_string(count) + " (" + std::to_string(up) + " up)");
+  out.text_facts.emplace_back("LNet @efa interfaces", std::to_string(count) + " (" + std::to_string(up) + " up)");
   if (count == 0)
-    out.findings.push_back(make_finding(
-        rule, file, "no `nid: …@efa` entry: LNet is not configured for EFA, FSx traffic goes over TCP"));
+    out.findings.push_back(make_finding(rule, file, "no `nid: …@efa` entry: LNet is not configured for EFA, FSx traffic goes over TCP"));
   else if (expect_efas && count != *expect_efas)
-    out.findings.push_back(make_finding(
-        rule, file,
-        std::to_string(count) + " LNet @efa interfaces, expected " + std::to_string(*expect_efas)));
+    out.findings.push_back(make_finding(rule, file, std::to_string(count) + " LNet @efa interfaces, expected " +
+                                                        std::to_string(*expect_efas)));
 }
 
 void check_lnet_counters(const std::vector<LnetNi>& before, const std::vector<LnetNi>& after,
@@ -91,17 +85,15 @@ void check_lnet_counters(const std::vector<LnetNi>& before, const std::vector<Ln
   // adds thousands on the interfaces near the GPU.
   constexpr long long kTrafficMessages = 1000;
   if (before.size() != after.size()) {
-    out.findings.push_back(make_finding(rule, after_file,
-                                        "the before and after counters list " +
-                                            std::to_string(before.size()) + " and " +
-                                            std::to_string(after.size()) + " interfaces"));
+    out.findings.push_back(make_finding(rule, after_file, "the before and after counters list " +
+                                                              std::to_string(before.size()) + " and " +
+                                                              std::to_string(after.size()) + " interfaces"));
     return;
   }
   int n = static_cast<int>(after.size());
   if (expect_efas && n != *expect_efas)
-    out.findings.push_back(make_finding(rule, after_file,
-                                        std::to_string(n) + " send_count/recv_count pairs, expected " +
-                                            std::to_string(*expect_efas) + " EFA interfaces"));
+    out.findings.push_back(make_finding(rule, after_file, std::to_string(n) + " send_count/recv_count pairs, expected " +
+                                                              std::to_string(*expect_efas) + " EFA interfaces"));
   long long best = 0;
   for (int i = 0; i < n; ++i) {
     long long ds = after[i].send_count.value_or(0) - before[i].send_count.value_or(0);
@@ -116,8 +108,8 @@ void check_lnet_counters(const std::vector<LnetNi>& before, const std::vector<Ln
   if (expect_traffic && best < kTrafficMessages)
     out.findings.push_back(make_finding(
         rule, after_file,
-        "no EFA interface carried FSx traffic (largest send+recv increase +" + std::to_string(best) +
-            " messages, < " + std::to_string(kTrafficMessages) + "): FSx traffic did not flow over EFA"));
+        "no EFA interface carried FSx traffic (largest send+recv increase +" + std::to_string(best) + " messages, < " +
+            std::to_string(kTrafficMessages) + "): FSx traffic did not flow over EFA"));
 }
 
 }  // namespace trainimg::host

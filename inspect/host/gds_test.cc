@@ -40,26 +40,20 @@ TEST(GdscheckOnSeedFixture, TheSeedsNormalOutputPassesAllFiveLines) {
 }
 
 TEST(GdscheckOnSeedFixture, CompatOnlyExascalerFails) {
-  EXPECT_THAT(
-      located(gdscheck("gdscheck-compat-only.txt").findings),
-      ElementsAre(
-          "gdscheck-compat-only.txt:5:1: ② DDN EXAScaler (Lustre) is `compat` without nvfs: no GDS path for "
-          "Lustre, only CPU compat mode [gdscheck]"));
+  EXPECT_THAT(located(gdscheck("gdscheck-compat-only.txt").findings),
+              ElementsAre("gdscheck-compat-only.txt:5:1: ② DDN EXAScaler (Lustre) is `compat` without nvfs: no GDS path for "
+                          "Lustre, only CPU compat mode [gdscheck]"));
 }
 
 TEST(GdscheckOnSeedFixture, AGpuWithoutGdsFails) {
-  EXPECT_THAT(
-      located(gdscheck("gdscheck-gpu-without-gds.txt").findings),
-      ElementsAre(
-          "gdscheck-gpu-without-gds.txt:17:1: ③ GPU index 5 does not report `supports GDS` [gdscheck]"));
+  EXPECT_THAT(located(gdscheck("gdscheck-gpu-without-gds.txt").findings),
+              ElementsAre("gdscheck-gpu-without-gds.txt:17:1: ③ GPU index 5 does not report `supports GDS` [gdscheck]"));
 }
 
 TEST(GdscheckOnSeedFixture, IommuAndFailedVerification) {
-  EXPECT_THAT(
-      messages(gdscheck("gdscheck-failed.txt").findings, "gdscheck"),
-      ElementsAre(
-          "④ IOMMU: enabled, expected disabled",
-          "⑤ the last line is `Platform verification failed`, not `Platform verification succeeded`"));
+  EXPECT_THAT(messages(gdscheck("gdscheck-failed.txt").findings, "gdscheck"),
+              ElementsAre("④ IOMMU: enabled, expected disabled",
+                          "⑤ the last line is `Platform verification failed`, not `Platform verification succeeded`"));
 }
 
 TEST(GdscheckOnSeedFixture, OldNvidiaFsFailsButTwoThirtyPasses) {
@@ -68,80 +62,68 @@ TEST(GdscheckOnSeedFixture, OldNvidiaFsFailsButTwoThirtyPasses) {
 }
 
 TEST(GdscheckOnSeedFixture, TruncatedOutputNamesTheMissingLines) {
-  EXPECT_THAT(
-      messages(gdscheck("gdscheck-truncated.txt").findings, "gdscheck"),
-      ElementsAre(
-          "④ no `IOMMU:` line (the output is cut?)",
-          "⑤ the last line is `GPU index 2 NVIDIA <GPU> bar:1 bar size (MiB):262144 supports GDS, IOMMU "
-          "State: Disabled`, not `Platform verification succeeded`"));
+  EXPECT_THAT(messages(gdscheck("gdscheck-truncated.txt").findings, "gdscheck"),
+              ElementsAre("④ no `IOMMU:` line (the output is cut?)",
+                          "⑤ the last line is `GPU index 2 NVIDIA <GPU> bar:1 bar size (MiB):262144 supports GDS, IOMMU "
+                          "State: Disabled`, not `Platform verification succeeded`"));
 }
 
 TEST(GdsCountersOnSeedFixture, TheSeedsGdsRunShowsTheArithmetic) {
   auto out = counters("stats-before.txt", "stats-after-gds.txt", GdsMode::GdsRead);
   EXPECT_THAT(out.findings, IsEmpty());
-  EXPECT_THAT(out.text_facts, ElementsAre(std::pair<std::string, std::string>("Mmap", "4 → 12 (+8)"),
-                                          std::pair<std::string, std::string>("Bar1-map", "4 → 12 (+8)"),
-                                          std::pair<std::string, std::string>(
-                                              "Sparse Reads", "0 → 10240 (+10240 = 10 GiB / 1 MiB)")));
+  EXPECT_THAT(out.text_facts,
+              ElementsAre(std::pair<std::string, std::string>("Mmap", "4 → 12 (+8)"),
+                          std::pair<std::string, std::string>("Bar1-map", "4 → 12 (+8)"),
+                          std::pair<std::string, std::string>("Sparse Reads", "0 → 10240 (+10240 = 10 GiB / 1 MiB)")));
 }
 
 TEST(GdsCountersOnSeedFixture, UnchangedCountersAfterGdsMeanCompatMode) {
   auto out = counters("stats-before.txt", "stats-after-compat.txt", GdsMode::GdsRead);
-  EXPECT_THAT(
-      located(out.findings),
-      ElementsAre(
-          "stats-after-compat.txt:13: Mmap 4 → 4 (+0) after a GDS read: the I/O did not take the GDS "
-          "path (cuFile compat mode, through the CPU) [gds-compat-mode]",
-          "stats-after-compat.txt:14: Bar1-map 4 → 4 (+0) after a GDS read: the I/O did not take the GDS "
-          "path (cuFile compat mode, through the CPU) [gds-compat-mode]",
-          "stats-after-compat.txt:11: Sparse Reads 0 → 0 (+0) after a GDS read: the I/O did not take the "
-          "GDS path (cuFile compat mode, through the CPU) [gds-compat-mode]"));
+  EXPECT_THAT(located(out.findings),
+              ElementsAre("stats-after-compat.txt:13: Mmap 4 → 4 (+0) after a GDS read: the I/O did not take the GDS "
+                          "path (cuFile compat mode, through the CPU) [gds-compat-mode]",
+                          "stats-after-compat.txt:14: Bar1-map 4 → 4 (+0) after a GDS read: the I/O did not take the GDS "
+                          "path (cuFile compat mode, through the CPU) [gds-compat-mode]",
+                          "stats-after-compat.txt:11: Sparse Reads 0 → 0 (+0) after a GDS read: the I/O did not take the "
+                          "GDS path (cuFile compat mode, through the CPU) [gds-compat-mode]"));
   // A write does not need Sparse Reads to move.
   EXPECT_EQ(counters("stats-before.txt", "stats-after-compat.txt", GdsMode::GdsWrite).findings.size(), 2u);
 }
 
 TEST(GdsCountersOnSeedFixture, TheCpuRunLeavesCountersAlone) {
   EXPECT_THAT(counters("stats-after-gds.txt", "stats-after-cpu.txt", GdsMode::Cpu).findings, IsEmpty());
-  EXPECT_THAT(messages(counters("stats-after-gds.txt", "stats-after-cpu-moved.txt", GdsMode::Cpu).findings,
-                       "gds-compat-mode"),
-              ElementsAre("Sparse Reads 10240 → 10752 (+512 = 512 MiB / 1 MiB) after a CPU-only run: these "
-                          "counters must stay the same "
+  EXPECT_THAT(messages(counters("stats-after-gds.txt", "stats-after-cpu-moved.txt", GdsMode::Cpu).findings, "gds-compat-mode"),
+              ElementsAre("Sparse Reads 10240 → 10752 (+512 = 512 MiB / 1 MiB) after a CPU-only run: these counters must stay the same "
                           "(another GDS job ran, or the files are not the right before/after pair)"));
 }
 
 TEST(GdsCountersOnSeedFixture, AnyErrorCountFails) {
-  EXPECT_THAT(messages(counters("stats-before.txt", "stats-after-errors.txt", GdsMode::GdsRead).findings,
-                       "gds-compat-mode"),
+  EXPECT_THAT(messages(counters("stats-before.txt", "stats-after-errors.txt", GdsMode::GdsRead).findings, "gds-compat-mode"),
               ElementsAre("Mmap err=2 (every error count must be 0)"));
 }
 
 TEST(LnetCountersOnSeedFixture, TheSeedsTableShowsTrafficOnTwoInterfaces) {
   CheckOutput out;
-  check_lnet_counters(parse_lnet(read_fixture("gds/lnet-before.txt"), "b"),
-                      parse_lnet(read_fixture("gds/lnet-after.txt"), "a"), "a", 8, true, out);
+  check_lnet_counters(parse_lnet(read_fixture("gds/lnet-before.txt"), "b"), parse_lnet(read_fixture("gds/lnet-after.txt"), "a"),
+                      "a", 8, true, out);
   EXPECT_THAT(out.findings, IsEmpty());
-  EXPECT_EQ(out.notes[4],
-            "EFA interface 5: send_count 2063 → 17442 (+15379), recv_count 4111 → 24611 (+20500)");
+  EXPECT_EQ(out.notes[4], "EFA interface 5: send_count 2063 → 17442 (+15379), recv_count 4111 → 24611 (+20500)");
 }
 
 TEST(LnetCountersOnSeedFixture, FlatCountersMeanNoEfaTraffic) {
   CheckOutput out;
   check_lnet_counters(parse_lnet(read_fixture("gds/lnet-before.txt"), "b"),
-                      parse_lnet(read_fixture("gds/lnet-after-flat.txt"), "a"), "lnet-after-flat.txt", 8,
-                      true, out);
-  EXPECT_THAT(
-      messages(out.findings, "lnet-efa"),
-      ElementsAre(
-          "no EFA interface carried FSx traffic (largest send+recv increase +8 messages, < 1000): FSx "
-          "traffic did not flow over EFA"));
+                      parse_lnet(read_fixture("gds/lnet-after-flat.txt"), "a"), "lnet-after-flat.txt", 8, true, out);
+  EXPECT_THAT(messages(out.findings, "lnet-efa"),
+              ElementsAre("no EFA interface carried FSx traffic (largest send+recv increase +8 messages, < 1000): FSx "
+                          "traffic did not flow over EFA"));
 }
 
 TEST(LnetCountersOnSeedFixture, ADifferentInterfaceCountIsFlagged) {
   CheckOutput out;
   check_lnet_counters(parse_lnet(read_fixture("gds/lnet-before.txt"), "b"),
                       parse_lnet(read_fixture("gds/lnet-after-six.txt"), "a"), "a", 8, true, out);
-  EXPECT_THAT(messages(out.findings, "lnet-efa"),
-              ElementsAre("the before and after counters list 8 and 6 interfaces"));
+  EXPECT_THAT(messages(out.findings, "lnet-efa"), ElementsAre("the before and after counters list 8 and 6 interfaces"));
 }
 
 TEST(LnetInterfacesOnSeedFixture, EightUpPassesOneDownOrTcpFails) {
@@ -149,12 +131,10 @@ TEST(LnetInterfacesOnSeedFixture, EightUpPassesOneDownOrTcpFails) {
   check_lnet_interfaces(parse_lnet(read_fixture("gds/lnet-show.txt"), "l"), "l", 8, ok);
   EXPECT_THAT(ok.findings, IsEmpty());
   check_lnet_interfaces(parse_lnet(read_fixture("gds/lnet-show-one-down.txt"), "l"), "l", 8, down);
-  EXPECT_THAT(located(down.findings),
-              ElementsAre("l:12: LNet interface 10.1.2.13@efa is `status: down`, expected up [lnet-efa]"));
+  EXPECT_THAT(located(down.findings), ElementsAre("l:12: LNet interface 10.1.2.13@efa is `status: down`, expected up [lnet-efa]"));
   check_lnet_interfaces(parse_lnet(read_fixture("gds/lnet-show-tcp-only.txt"), "l"), "l", 8, tcp);
-  EXPECT_THAT(
-      messages(tcp.findings, "lnet-efa"),
-      ElementsAre("no `nid: …@efa` entry: LNet is not configured for EFA, FSx traffic goes over TCP"));
+  EXPECT_THAT(messages(tcp.findings, "lnet-efa"),
+              ElementsAre("no `nid: …@efa` entry: LNet is not configured for EFA, FSx traffic goes over TCP"));
 }
 
 TEST(NvidiaFsVersion, TwoPartVersionsCompareOnTwoParts) {

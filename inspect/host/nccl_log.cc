@@ -11,8 +11,7 @@ namespace trainimg::host {
 NcclLog parse_nccl_log(std::string_view text) {
   static const std::regex kPrefix(R"(([^\s:]+):(\d+):(\d+) \[[^\]]*\] NCCL (INFO|WARN) (.*)$)");
   static const std::regex kNetwork(R"(^Using network (\S+))");
-  static const std::regex kProvider(
-      R"(NET/OFI Selected [Pp]rovider is ([^,\s(]+)(?:, fabric is ([^\s(]+))?.*\(found (\d+) nics\))");
+  static const std::regex kProvider(R"(NET/OFI Selected [Pp]rovider is ([^,\s(]+)(?:, fabric is ([^\s(]+))?.*\(found (\d+) nics\))");
   NcclLog log;
   std::map<std::string, size_t> index;
   int n = 0;

@@ -41,8 +41,7 @@ TEST(NcclLogOnSeedFixture, FlagsTheSocketFallbackOncePerProcess) {
   auto out = run("log-socket-fallback.txt");
   ASSERT_EQ(out.findings.size(), 8u);
   EXPECT_EQ(located(out.findings)[0],
-            "log-socket-fallback.txt:76:42: p6-node-002:20100 uses `Using network Socket`: NCCL fell back to "
-            "TCP, not EFA "
+            "log-socket-fallback.txt:76:42: p6-node-002:20100 uses `Using network Socket`: NCCL fell back to TCP, not EFA "
             "[nccl-log]");
 }
 
@@ -50,10 +49,8 @@ TEST(NcclLogOnSeedFixture, FlagsForcedIb) {
   auto out = run("log-ib-forced.txt");
   ASSERT_EQ(out.findings.size(), 18u);  // 16 processes + no Libfabric + no efa provider
   EXPECT_EQ(out.findings[0].message,
-            "p6-node-001:20000 uses `Using network IB`, not Libfabric (NCCL_NET=IB forces the link-DOWN "
-            "ConnectX-7 devices)");
-  EXPECT_EQ(out.findings[16].message,
-            "no process logged `Using network Libfabric`: the EFA path was not used");
+            "p6-node-001:20000 uses `Using network IB`, not Libfabric (NCCL_NET=IB forces the link-DOWN ConnectX-7 devices)");
+  EXPECT_EQ(out.findings[16].message, "no process logged `Using network Libfabric`: the EFA path was not used");
 }
 
 TEST(NcclLogOnSeedFixture, FlagsAWrongNicCountOnlyWhenExpected) {
@@ -65,22 +62,19 @@ TEST(NcclLogOnSeedFixture, FlagsAWrongNicCountOnlyWhenExpected) {
 
 TEST(NcclLogOnSeedFixture, FlagsAnotherProvider) {
   auto out = run("log-tcp-provider.txt");
-  EXPECT_EQ(out.findings.back().message,
-            "no process logged `NET/OFI Selected provider is efa`: the OFI plugin did not select EFA");
+  EXPECT_EQ(out.findings.back().message, "no process logged `NET/OFI Selected provider is efa`: the OFI plugin did not select EFA");
 }
 
 TEST(NcclLogOnSeedFixture, ALogWithoutDebugLinesSaysHowToGetThem) {
   auto out = run("log-no-debug.txt");
   ASSERT_EQ(out.findings.size(), 1u);
-  EXPECT_EQ(
-      out.findings[0].message,
-      "no NCCL_DEBUG=INFO lines (\"host:pid:tid [dev] NCCL INFO …\") in the log: run with NCCL_DEBUG=INFO");
+  EXPECT_EQ(out.findings[0].message,
+            "no NCCL_DEBUG=INFO lines (\"host:pid:tid [dev] NCCL INFO …\") in the log: run with NCCL_DEBUG=INFO");
 }
 
 TEST(NcclLog, AcceptsTheOlderProviderLine) {
-  std::string text =
-      "ip-1:5:5 [0] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)\n"
-      "ip-1:5:5 [0] NCCL INFO Using network Libfabric\n";
+  std::string text = "ip-1:5:5 [0] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)\n"
+                     "ip-1:5:5 [0] NCCL INFO Using network Libfabric\n";
   auto out = check_nccl_log(parse_nccl_log(text), text, "l", 4);
   EXPECT_THAT(out.findings, IsEmpty());
 }

@@ -70,9 +70,7 @@ NcclTests parse_nccl_tests(std::string_view text, const std::string& file) {
         auto rest = tokens(body.substr(colon == std::string_view::npos ? body.size() : colon + 1));
         if (!rest.empty()) {
           auto v = to_int(rest[0].text);
-          if (!v)
-            fail_at(file, n, 1, line,
-                    "`Out of bounds values` is \"" + std::string(rest[0].text) + "\", not a count");
+          if (!v) fail_at(file, n, 1, line, "`Out of bounds values` is \"" + std::string(rest[0].text) + "\", not a count");
           t.out_of_bounds = *v;
           t.out_of_bounds_line = n;
         }
@@ -96,8 +94,7 @@ NcclTests parse_nccl_tests(std::string_view text, const std::string& file) {
         continue;
       }
       fail_at(file, n, toks.back().column, line,
-              "row has " + std::to_string(toks.size()) + " columns, the header names " +
-                  std::to_string(header.size()));
+              "row has " + std::to_string(toks.size()) + " columns, the header names " + std::to_string(header.size()));
     }
     NcclTestsRow r;
     r.line = n;
@@ -107,8 +104,7 @@ NcclTests parse_nccl_tests(std::string_view text, const std::string& file) {
       const Tok& tk = toks[i];
       if (h == "size" || h == "count") {
         if (tk.text.find(',') != std::string_view::npos || tk.text.find('.') != std::string_view::npos)
-          fail_at(file, n, tk.column, line,
-                  "size \"" + std::string(tk.text) + "\" has a separator (localised output?)",
+          fail_at(file, n, tk.column, line, "size \"" + std::string(tk.text) + "\" has a separator (localised output?)",
                   "run nccl-tests with LC_ALL=C and save its output unchanged");
         auto v = to_int(tk.text);
         if (!v) fail_at(file, n, tk.column, line, "\"" + std::string(tk.text) + "\" is not a whole number");
@@ -150,16 +146,11 @@ std::optional<long long> parse_size(std::string_view s) {
   if (!num) return std::nullopt;
   std::string_view unit = s.substr(i);
   long long mul = 1;
-  if (unit.empty() || unit == "B")
-    mul = 1;
-  else if (unit == "K" || unit == "k" || unit == "KiB")
-    mul = 1LL << 10;
-  else if (unit == "M" || unit == "m" || unit == "MiB")
-    mul = 1LL << 20;
-  else if (unit == "G" || unit == "g" || unit == "GiB")
-    mul = 1LL << 30;
-  else
-    return std::nullopt;
+  if (unit.empty() || unit == "B") mul = 1;
+  else if (unit == "K" || unit == "k" || unit == "KiB") mul = 1LL << 10;
+  else if (unit == "M" || unit == "m" || unit == "MiB") mul = 1LL << 20;
+  else if (unit == "G" || unit == "g" || unit == "GiB") mul = 1LL << 30;
+  else return std::nullopt;
   return *num * mul;
 }
 

@@ -11,9 +11,7 @@ namespace trainimg::host {
 
 namespace {
 
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
 // Splits one package token into name and version. Debian file names are
 // name_version_arch(.deb); RPM ones name-version-release.arch(.rpm): the
@@ -23,8 +21,7 @@ std::pair<std::string, std::string> split_package(std::string_view tok) {
     if (tok.size() > ext.size() && tok.substr(tok.size() - ext.size()) == ext) tok.remove_suffix(ext.size());
   // RPM arch tails hold '_' ("x86_64"): drop them before looking for Debian's '_'.
   for (std::string_view arch : {".x86_64", ".aarch64", ".noarch"})
-    if (tok.size() > arch.size() && tok.substr(tok.size() - arch.size()) == arch)
-      tok.remove_suffix(arch.size());
+    if (tok.size() > arch.size() && tok.substr(tok.size() - arch.size()) == arch) tok.remove_suffix(arch.size());
   size_t us = tok.find('_');
   if (us != std::string_view::npos) {
     std::string_view name = tok.substr(0, us);
@@ -70,10 +67,8 @@ EfaManifest parse_efa_manifest(std::string_view text) {
   // Package names of the installer (public: aws-efa-installer's DEBS/RPMS).
   for (const auto& [name, ver] : m.packages) {
     std::string rel = release_of(ver);
-    if (name == "libfabric1-aws" || name == "libfabric-aws")
-      m.libfabric = rel;
-    else if (!m.libfabric && starts_with(name, "libfabric") && name.find("aws") != std::string::npos)
-      m.libfabric = rel;
+    if (name == "libfabric1-aws" || name == "libfabric-aws") m.libfabric = rel;
+    else if (!m.libfabric && starts_with(name, "libfabric") && name.find("aws") != std::string::npos) m.libfabric = rel;
     if (starts_with(name, "libnccl-ofi") || name == "aws-ofi-nccl") m.ofi_nccl = rel;
     if (starts_with(name, "openmpi40-aws") || starts_with(name, "openmpi4")) m.openmpi4 = rel;
     if (starts_with(name, "openmpi50-aws") || starts_with(name, "openmpi5")) m.openmpi5 = rel;
@@ -87,16 +82,12 @@ InfinibandDevices parse_infiniband(std::string_view text) {
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find_first_of(" \t\r\n", pos);
-    std::string_view name =
-        text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+    std::string_view name = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
     if (!name.empty()) {
       d.all.emplace_back(name);
-      if (starts_with(name, "rdmap"))
-        d.efa.emplace_back(name);
-      else if (starts_with(name, "mlx5_") || starts_with(name, "ibp"))
-        d.connectx.emplace_back(name);
-      else
-        d.other.emplace_back(name);
+      if (starts_with(name, "rdmap")) d.efa.emplace_back(name);
+      else if (starts_with(name, "mlx5_") || starts_with(name, "ibp")) d.connectx.emplace_back(name);
+      else d.other.emplace_back(name);
     }
     if (end == std::string_view::npos) break;
     pos = end + 1;
@@ -113,8 +104,7 @@ std::vector<std::string> parse_fi_info_domains(std::string_view text) {
     // libfabric 2.x lists one device under the efa fabric ("rdmap79s0-rdm")
     // and again under efa-direct ("rdmap79s0"): count devices, not spellings.
     for (std::string_view suffix : {"-rdm", "-dgrm"})
-      if (v.size() > suffix.size() && v.substr(v.size() - suffix.size()) == suffix)
-        v.remove_suffix(suffix.size());
+      if (v.size() > suffix.size() && v.substr(v.size() - suffix.size()) == suffix) v.remove_suffix(suffix.size());
     if (!v.empty()) domains.emplace(v);
   }
   return {domains.begin(), domains.end()};

@@ -23,8 +23,7 @@ TEST(EfaManifestOnSeedFixture, ReadsTheInstallerAndItsComponents) {
 
 TEST(EfaManifest, AcceptsRpmNamesOneALineAndCrlf) {
   auto m = parse_efa_manifest(
-      "# EFA installer version: 1.38.0\r\n# Packages "
-      "installed:\r\nlibfabric-aws-1.22.0amzn4.0-1.amzn2023.x86_64.rpm\r\n"
+      "# EFA installer version: 1.38.0\r\n# Packages installed:\r\nlibfabric-aws-1.22.0amzn4.0-1.amzn2023.x86_64.rpm\r\n"
       "libnccl-ofi-ngc-v3-1.13.2-1.x86_64\r\nopenmpi40-aws-4.1.7-1.amzn2023.x86_64\r\n");
   EXPECT_EQ(m.installer_version, "1.38.0");
   EXPECT_EQ(m.libfabric, "1.22.0");

@@ -24,10 +24,8 @@ NvfsStats parse_nvfs_stats(std::string_view text, const std::string& file) {
   int n = 0;
   for (auto line : split_lines(text)) {
     ++n;
-    if (auto v = version_after(line, "NVFS Driver(version:"))
-      s.driver_version = v;
-    else if (auto g = version_after(line, "GDS Version:"))
-      s.gds_version = g;
+    if (auto v = version_after(line, "NVFS Driver(version:")) s.driver_version = v;
+    else if (auto g = version_after(line, "GDS Version:")) s.gds_version = g;
     size_t sep = line.find(" : ");
     size_t width = 3;
     if (sep == std::string_view::npos) {
@@ -44,14 +42,12 @@ NvfsStats parse_nvfs_stats(std::string_view text, const std::string& file) {
       size_t start = body.find_first_not_of(" \t", pos);
       if (start == std::string_view::npos) break;
       size_t end = body.find_first_of(" \t", start);
-      std::string_view tok =
-          body.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
+      std::string_view tok = body.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start);
       size_t eq = tok.find('=');
       if (eq != std::string_view::npos) {
         std::string_view val = tok.substr(eq + 1);
         auto num = to_int(val);
-        if (num)
-          c.fields[std::string(tok.substr(0, eq))] = *num;
+        if (num) c.fields[std::string(tok.substr(0, eq))] = *num;
         else if (!val.empty() && std::isdigit(static_cast<unsigned char>(val[0])))
           fail_at(file, n, static_cast<int>(sep + width + start + eq + 2), line,
                   "counter value \"" + std::string(val) + "\" is not an integer (localised number?)",
@@ -88,8 +84,7 @@ std::vector<LnetNi> parse_lnet(std::string_view text, const std::string& file) {
         fail_at(file, n, static_cast<int>(line.find(v) + 1), line,
                 "\"" + std::string(v) + "\" is not a message count (localised number?)");
       auto& slot_of = [&]() -> LnetNi& {
-        bool need_new =
-            nis.empty() || (send ? nis.back().send_count.has_value() : nis.back().recv_count.has_value());
+        bool need_new = nis.empty() || (send ? nis.back().send_count.has_value() : nis.back().recv_count.has_value());
         if (need_new) {
           nis.emplace_back();
           nis.back().line = n;

@@ -27,9 +27,7 @@ TEST(NvfsStatsOnSeedFixture, ReadsVersionsAndCounters) {
   EXPECT_EQ(s.counters.at("Bar1-map").fields.at("free"), 4);
   EXPECT_EQ(s.counters.at("Sparse Reads").fields.at("n"), 0);
   EXPECT_EQ(s.counters.at("Sparse Reads").line, 11);
-  EXPECT_EQ(parse_nvfs_stats(read_fixture("gds/stats-after-gds.txt"), "s")
-                .counters.at("Sparse Reads")
-                .fields.at("n"),
+  EXPECT_EQ(parse_nvfs_stats(read_fixture("gds/stats-after-gds.txt"), "s").counters.at("Sparse Reads").fields.at("n"),
             10240);
 }
 
@@ -40,9 +38,8 @@ TEST(NvfsStats, AcceptsSpacedSeparatorsAndCrlf) {
 }
 
 TEST(NvfsStatsOnSeedFixture, RefusesALocalisedCounter) {
-  EXPECT_EQ(
-      error_of([] { parse_nvfs_stats(read_fixture("gds/stats-localised.txt"), "stats-localised.txt"); }),
-      "stats-localised.txt:11:20: counter value \"10.240\" is not an integer (localised number?)");
+  EXPECT_EQ(error_of([] { parse_nvfs_stats(read_fixture("gds/stats-localised.txt"), "stats-localised.txt"); }),
+            "stats-localised.txt:11:20: counter value \"10.240\" is not an integer (localised number?)");
 }
 
 TEST(LnetOnSeedFixture, ReadsNidsAndStatus) {

@@ -10,8 +10,7 @@ std::vector<std::string_view> split_csv(std::string_view line) {
   size_t pos = 0;
   while (true) {
     size_t comma = line.find(',', pos);
-    out.push_back(
-        trim(line.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos)));
+    out.push_back(trim(line.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos)));
     if (comma == std::string_view::npos) break;
     pos = comma + 1;
   }
@@ -33,8 +32,7 @@ std::vector<Gpu> parse_nvidia_smi_csv(std::string_view text, const std::string& 
               "capture with: nvidia-smi --query-gpu=index,name,driver_version --format=csv");
     auto idx = to_int(cols[0]);
     if (!idx) fail_at(file, n, 1, line, "GPU index \"" + std::string(cols[0]) + "\" is not a number");
-    if (cols[1].empty() || cols[2].empty())
-      fail_at(file, n, 1, line, "empty GPU name or driver version (truncated?)");
+    if (cols[1].empty() || cols[2].empty()) fail_at(file, n, 1, line, "empty GPU name or driver version (truncated?)");
     gpus.push_back({static_cast<int>(*idx), std::string(cols[1]), std::string(cols[2])});
   }
   return gpus;
@@ -47,8 +45,7 @@ std::optional<std::string> parse_nvidia_smi_cuda_version(std::string_view text) 
     std::string_view rest = text.substr(at + key.size());
     while (!rest.empty() && (rest.front() == ' ' || rest.front() == ':')) rest.remove_prefix(1);
     size_t end = 0;
-    while (end < rest.size() && (std::isdigit(static_cast<unsigned char>(rest[end])) || rest[end] == '.'))
-      ++end;
+    while (end < rest.size() && (std::isdigit(static_cast<unsigned char>(rest[end])) || rest[end] == '.')) ++end;
     if (end > 0) return std::string(rest.substr(0, end));
   }
   return std::nullopt;

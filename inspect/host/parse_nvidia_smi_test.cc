@@ -31,9 +31,7 @@ TEST(NvidiaSmiCsv, AcceptsCrlfAndNoHeader) {
   EXPECT_EQ(gpus[1].driver_version, "570.133.20");
 }
 
-TEST(NvidiaSmiCsv, EmptyOutputMeansNoGpu) {
-  EXPECT_TRUE(parse_nvidia_smi_csv("", "f").empty());
-}
+TEST(NvidiaSmiCsv, EmptyOutputMeansNoGpu) { EXPECT_TRUE(parse_nvidia_smi_csv("", "f").empty()); }
 
 TEST(NvidiaSmiCsvOnSeedFixture, RefusesAnExtraColumnWithItsLine) {
   EXPECT_EQ(error_of(read_fixture("variants/csv-extra-column/nvidia-smi.csv")),

@@ -20,9 +20,7 @@ std::vector<std::string_view> fields(std::string_view line) {
   }
   return out;
 }
-bool starts_with(std::string_view s, std::string_view p) {
-  return s.substr(0, p.size()) == p;
-}
+bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 }  // namespace
 
 std::vector<std::string> parse_lsmod(std::string_view text) {
@@ -51,8 +49,7 @@ std::string parse_ulimit(std::string_view text, const std::string& file) {
     auto t = trim(line);
     if (t.empty()) continue;
     if (t == "unlimited" || to_int(t)) return std::string(t);
-    fail_at(file, n, 1, line,
-            "`ulimit -l` printed \"" + std::string(t) + "\", neither \"unlimited\" nor a number");
+    fail_at(file, n, 1, line, "`ulimit -l` printed \"" + std::string(t) + "\", neither \"unlimited\" nor a number");
   }
   fail_at(file, 1, 1, "", "`ulimit -l` printed nothing");
 }
@@ -77,8 +74,7 @@ DfRow parse_df(std::string_view text, const std::string& file) {
             "`df` row has " + std::to_string(acc.size()) + " fields, expected 6 (truncated?)");
   }
   // "Mounted on" may hold spaces: everything after the fifth field.
-  DfRow r{std::string(acc[0]), std::string(acc[1]), std::string(acc[2]),
-          std::string(acc[3]), std::string(acc[4]), {}};
+  DfRow r{std::string(acc[0]), std::string(acc[1]), std::string(acc[2]), std::string(acc[3]), std::string(acc[4]), {}};
   for (size_t i = 5; i < acc.size(); ++i) r.mounted_on += (i > 5 ? " " : "") + std::string(acc[i]);
   return r;
 }
@@ -94,8 +90,7 @@ std::vector<std::string> parse_showhold(std::string_view text) {
 
 bool kernel_is_held(const std::vector<std::string>& held) {
   for (const auto& p : held)
-    if (starts_with(p, "linux-image") || starts_with(p, "linux-modules") || starts_with(p, "linux-aws"))
-      return true;
+    if (starts_with(p, "linux-image") || starts_with(p, "linux-modules") || starts_with(p, "linux-aws")) return true;
   return false;
 }
 

@@ -40,8 +40,7 @@ TEST(Ulimit, ReadsUnlimitedOrKiB) {
   EXPECT_EQ(parse_ulimit("8192\n", "u"), "8192");
   EXPECT_EQ(error_of([] { parse_ulimit("8.192\n", "ulimit-l.txt"); }),
             "ulimit-l.txt:1:1: `ulimit -l` printed \"8.192\", neither \"unlimited\" nor a number");
-  EXPECT_EQ(error_of([] { parse_ulimit("", "ulimit-l.txt"); }),
-            "ulimit-l.txt:1:1: `ulimit -l` printed nothing");
+  EXPECT_EQ(error_of([] { parse_ulimit("", "ulimit-l.txt"); }), "ulimit-l.txt:1:1: `ulimit -l` printed nothing");
 }
 
 TEST(DfOnSeedFixture, ReadsTheMountAndSize) {

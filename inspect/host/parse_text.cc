@@ -30,8 +30,8 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-void fail_at(const std::string& file, int line, int column, std::string_view line_text,
-             const std::string& message, const std::string& hint) {
+void fail_at(const std::string& file, int line, int column, std::string_view line_text, const std::string& message,
+             const std::string& hint) {
   Diagnostic d;
   d.file = file;
   d.line = line;

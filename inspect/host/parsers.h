@@ -47,8 +47,8 @@ EfaManifest parse_efa_manifest(std::string_view text);
 
 struct InfinibandDevices {
   std::vector<std::string> all;
-  std::vector<std::string> efa;       ///< rdmap*
-  std::vector<std::string> connectx;  ///< mlx5_*, ibp* (ConnectX-7, ignored)
+  std::vector<std::string> efa;        ///< rdmap*
+  std::vector<std::string> connectx;   ///< mlx5_*, ibp* (ConnectX-7, ignored)
   std::vector<std::string> other;
 };
 /// `ls /sys/class/infiniband/` (names separated by whitespace).

@@ -46,8 +46,7 @@ TEST(CaptureOnSeedFixture, BuildsTheP6B200Profile) {
   EXPECT_EQ(p.lnet_efa_count, 8);
   EXPECT_EQ(p.lnet_efa_up, 8);
   EXPECT_TRUE(unanswered_probes(p).empty());
-  EXPECT_EQ(p.probes.at("nvidia-smi.csv").command,
-            "nvidia-smi --query-gpu=index,name,driver_version --format=csv");
+  EXPECT_EQ(p.probes.at("nvidia-smi.csv").command, "nvidia-smi --query-gpu=index,name,driver_version --format=csv");
   EXPECT_EQ(p.probes.at("nvidia-smi.csv").parsed["gpu_count"], 8);
 }
 

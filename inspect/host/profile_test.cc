@@ -78,8 +78,7 @@ TEST(HostProfile, AbsentFactsAreNullAndFactRowsSkipThem) {
 
 TEST(HostProfile, RefusesAnUnknownSchemaWithItsPosition) {
   EXPECT_EQ(error_of("{\n  \"schema\": \"trainimg.host/v2\"\n}"),
-            "h.json:2:3: unsupported profile schema \"trainimg.host/v2\" (this trainimg reads "
-            "\"trainimg.host/v1\")");
+            "h.json:2:3: unsupported profile schema \"trainimg.host/v2\" (this trainimg reads \"trainimg.host/v1\")");
 }
 
 TEST(HostProfile, RefusesAMissingSchema) {
@@ -92,21 +91,18 @@ TEST(HostProfile, NamesTheKeyOfAWrongType) {
             "h.json:3:3: \"gpu_count\" must be an integer, not string");
   EXPECT_EQ(error_of("{\"schema\": \"trainimg.host/v1\", \"facts\": {\"held_packages\": [\"a\", 1]}}"),
             "h.json:1:42: \"held_packages\" must hold only strings, found number");
-  EXPECT_EQ(
-      error_of("{\"schema\": \"trainimg.host/v1\", \"probes\": {\"uname-r.txt\": {\"status\": \"weird\"}}}"),
-      "h.json:1:59: unknown probe status \"weird\" (ok, absent, failed, timeout)");
+  EXPECT_EQ(error_of("{\"schema\": \"trainimg.host/v1\", \"probes\": {\"uname-r.txt\": {\"status\": \"weird\"}}}"),
+            "h.json:1:59: unknown probe status \"weird\" (ok, absent, failed, timeout)");
 }
 
 TEST(HostProfile, PositionsMalformedJson) {
   EXPECT_EQ(error_of("{\n  \"schema\": \"trainimg.host/v1\",\n}"),
-            "h.json:3:1: invalid JSON: syntax error while parsing object key - unexpected '}'; expected "
-            "string literal");
+            "h.json:3:1: invalid JSON: syntax error while parsing object key - unexpected '}'; expected string literal");
   EXPECT_EQ(error_of("[1]"), "h.json:1:1: a host profile must be a JSON object, not array");
 }
 
 TEST(HostProfile, IgnoresUnknownFieldsForwardCompatibly) {
-  HostProfile p =
-      parse_profile("{\"schema\": \"trainimg.host/v1\", \"facts\": {\"kernel\": \"k\", \"future\": 1}}");
+  HostProfile p = parse_profile("{\"schema\": \"trainimg.host/v1\", \"facts\": {\"kernel\": \"k\", \"future\": 1}}");
   EXPECT_EQ(p.kernel, "k");
 }
 

@@ -6,9 +6,9 @@
 
 namespace trainimg::host {
 namespace {
-using testing::check_variant;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using testing::check_variant;
 using testing::messages;
 using testing::seed_profile;
 
@@ -19,10 +19,8 @@ TEST(EfaDeviceCountOnSeedFixture, QuietForEightRdmapAndEightDomains) {
 TEST(EfaDeviceCountOnSeedFixture, ConnectXIsIgnoredAndSaidSo) {
   auto r = check_variant("connectx");
   EXPECT_THAT(messages(r, "efa-device-count"), IsEmpty());
-  EXPECT_THAT(r.notes,
-              ::testing::Contains(
-                  "efa-device-count: ignored ConnectX-7 devices ibp115s0f0, ibp116s0f0, mlx5_0 "
-                  "(link DOWN is normal; NCCL selects EFA: `Using network Libfabric`, `provider is efa`)"));
+  EXPECT_THAT(r.notes, ::testing::Contains("efa-device-count: ignored ConnectX-7 devices ibp115s0f0, ibp116s0f0, mlx5_0 "
+                                           "(link DOWN is normal; NCCL selects EFA: `Using network Libfabric`, `provider is efa`)"));
 }
 TEST(EfaDeviceCountOnSeedFixture, FiresForSevenEfas) {
   EXPECT_THAT(messages(check_variant("seven-efas"), "efa-device-count"),

@@ -6,9 +6,9 @@
 
 namespace trainimg::host {
 namespace {
-using testing::check_variant;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using testing::check_variant;
 using testing::messages;
 using testing::seed_profile;
 
@@ -35,10 +35,8 @@ TEST(EfaDriverOnSeedFixture, BaselineInstallerDrift) {
   base.efa_installer_version = "1.47.0";
   base.libfabric_version = "2.4.0";
   EXPECT_THAT(messages(check_variant("", testing::kP6, &base), "efa-driver"),
-              ElementsAre("EFA installer 1.50.0 differs from the baseline node ref (1.47.0): every node must "
-                          "share one environment",
-                          "libfabric 2.6.0 differs from the baseline node ref (2.4.0): every node must share "
-                          "one environment"));
+              ElementsAre("EFA installer 1.50.0 differs from the baseline node ref (1.47.0): every node must share one environment",
+                          "libfabric 2.6.0 differs from the baseline node ref (2.4.0): every node must share one environment"));
 }
 
 }  // namespace

@@ -6,9 +6,9 @@
 
 namespace trainimg::host {
 namespace {
-using testing::check_variant;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using testing::check_variant;
 using testing::messages;
 using testing::seed_profile;
 

@@ -6,9 +6,9 @@
 
 namespace trainimg::host {
 namespace {
-using testing::check_variant;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using testing::check_variant;
 using testing::messages;
 using testing::seed_profile;
 
@@ -18,8 +18,7 @@ TEST(GdrcopyOnSeedFixture, QuietWhenLoadedWithDevice) {
 TEST(GdrcopyOnSeedFixture, FiresWhenModuleAndDeviceMissing) {
   EXPECT_THAT(messages(check_variant("no-gdrdrv"), "gdrcopy"),
               ElementsAre("gdrdrv is not loaded (not in lsmod)",
-                          "/dev/gdrdrv is missing (failed: ls: cannot access \x27/dev/gdrdrv\x27: No such "
-                          "file or directory)"));
+                          "/dev/gdrdrv is missing (failed: ls: cannot access \x27/dev/gdrdrv\x27: No such file or directory)"));
 }
 
 }  // namespace

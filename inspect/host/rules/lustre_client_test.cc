@@ -6,9 +6,9 @@
 
 namespace trainimg::host {
 namespace {
-using testing::check_variant;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using testing::check_variant;
 using testing::messages;
 using testing::seed_profile;
 
@@ -17,10 +17,8 @@ TEST(LustreClientOnSeedFixture, QuietWithTheClient) {
 }
 TEST(LustreClientOnSeedFixture, WarnsWhenLustreIsLoadedButLfsMissing) {
   auto r = check_variant("no-lfs");
-  EXPECT_THAT(
-      messages(r, "lustre-client"),
-      ElementsAre(
-          "Lustre is in use but `lfs --version` gave no version (absent: not in bundle: lfs-version.txt)"));
+  EXPECT_THAT(messages(r, "lustre-client"),
+              ElementsAre("Lustre is in use but `lfs --version` gave no version (absent: not in bundle: lfs-version.txt)"));
 }
 TEST(LustreClientOnSeedFixture, NearMissNotCheckedWhenLustreIsNotInUse) {
   auto r = check_variant("no-lfs", "lustre=no");

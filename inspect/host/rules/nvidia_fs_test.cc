@@ -6,9 +6,9 @@
 
 namespace trainimg::host {
 namespace {
-using testing::check_variant;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using testing::check_variant;
 using testing::messages;
 using testing::seed_profile;
 
@@ -26,8 +26,7 @@ TEST(NvidiaFsOnSeedFixture, FiresWhenGdsExpectedButModuleMissing) {
   HostProfile p = seed_profile();
   p.nvidia_fs_loaded = false;
   auto e = parse_expectations("gds=yes");
-  EXPECT_THAT(messages(check_host(p, e, nullptr, "h"), "nvidia-fs"),
-              ElementsAre("nvidia_fs is not loaded (not in lsmod)"));
+  EXPECT_THAT(messages(check_host(p, e, nullptr, "h"), "nvidia-fs"), ElementsAre("nvidia_fs is not loaded (not in lsmod)"));
 }
 
 }  // namespace

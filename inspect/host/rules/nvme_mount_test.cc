@@ -6,9 +6,9 @@
 
 namespace trainimg::host {
 namespace {
-using testing::check_variant;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using testing::check_variant;
 using testing::messages;
 using testing::seed_profile;
 
@@ -18,16 +18,13 @@ TEST(NvmeMountOnSeedFixture, QuietWhenMounted) {
 }
 TEST(NvmeMountOnSeedFixture, WarnsWhenOnlyTheRootFilesystemShows) {
   auto r = check_variant("nvme-unmounted");
-  EXPECT_THAT(messages(r, "nvme-mount"),
-              ElementsAre("/opt/dlami/nvme is not a mount point (df shows it on /)"));
+  EXPECT_THAT(messages(r, "nvme-mount"), ElementsAre("/opt/dlami/nvme is not a mount point (df shows it on /)"));
   EXPECT_EQ(r.findings.at(0).severity, Severity::Warning);
 }
 TEST(NvmeMountOnSeedFixture, WarnsOnATruncatedDf) {
-  EXPECT_THAT(
-      messages(check_variant("df-truncated"), "nvme-mount"),
-      ElementsAre(
-          "cannot tell whether /opt/dlami/nvme is mounted (unreadable output: df-nvme.txt:2:1: `df` row "
-          "has 3 fields, expected 6 (truncated?))"));
+  EXPECT_THAT(messages(check_variant("df-truncated"), "nvme-mount"),
+              ElementsAre("cannot tell whether /opt/dlami/nvme is mounted (unreadable output: df-nvme.txt:2:1: `df` row "
+                          "has 3 fields, expected 6 (truncated?))"));
 }
 
 }  // namespace
