@@ -5,10 +5,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
 
+#include "builder/slurm.h"
 #include "cmd/command.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
@@ -25,6 +28,33 @@ std::chrono::milliseconds timeout_of(double seconds) {
   return std::chrono::milliseconds(static_cast<long long>(seconds * 1000));
 }
 
+// TRAINIMG_HOST_BUNDLE_DIR=DIR: "live" probing replays DIR/$SLURMD_NODENAME
+// (how tests give each Slurm node its own recorded outputs, and how a site
+// replays a fleet's bundles). Empty: really probe.
+std::string replay_dir() {
+  const char* dir = std::getenv("TRAINIMG_HOST_BUNDLE_DIR");
+  if (!dir || !*dir) return {};
+  const char* node = std::getenv("SLURMD_NODENAME");
+  if (!node || !*node)
+    throw Error("TRAINIMG_HOST_BUNDLE_DIR", "set, but SLURMD_NODENAME is not: no node bundle to replay",
+                "run under srun / a Slurm prolog, or unset TRAINIMG_HOST_BUNDLE_DIR");
+  std::string d = std::string(dir) + "/" + node;
+  struct stat st;
+  if (::stat(d.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error(d, "TRAINIMG_HOST_BUNDLE_DIR has no bundle for node " + std::string(node));
+  return d;
+}
+
+std::unique_ptr<ProbeRunner> live_runner(std::string& source) {
+  std::string dir = replay_dir();
+  if (dir.empty()) {
+    source = "live";
+    return std::make_unique<ExecRunner>();
+  }
+  source = "bundle:" + dir;
+  return std::make_unique<ReplayRunner>(dir);
+}
+
 HostProfile capture_profile(const std::string& from, double timeout_s) {
   if (!from.empty()) {
     struct stat st;
@@ -34,8 +64,38 @@ HostProfile capture_profile(const std::string& from, double timeout_s) {
     HostProfile p = capture(runner, timeout_of(timeout_s), "bundle:" + from);
     return p;
   }
-  ExecRunner runner;
-  return capture(runner, timeout_of(timeout_s), "live");
+  std::string source;
+  auto runner = live_runner(source);
+  return capture(*runner, timeout_of(timeout_s), source);
+}
+
+// The Slurm node gate's profile: the boot capture (TRAINIMG_HOST_PROFILE,
+// default /run/trainimg/host.json) when this boot and kernel are the ones
+// it recorded, with the fast probes re-run; otherwise the fast probes
+// alone (every other check is then "cannot tell"). `why` says which.
+HostProfile gate_profile(double timeout_s, std::string& why) {
+  const char* env = std::getenv("TRAINIMG_HOST_PROFILE");
+  std::string path = env && *env ? env : "/run/trainimg/host.json";
+  std::string source;
+  auto runner = live_runner(source);
+  HostProfile boot;
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    why = "no boot capture at " + path + ": fast probes only";
+  } else {
+    boot = read_profile(path);
+  }
+  HostProfile p = refresh_fast(*runner, timeout_of(timeout_s), boot, source);
+  if (why.empty()) {
+    if (!boot.boot_id.empty() && boot.boot_id != p.boot_id) why = "boot capture " + path + " is from another boot";
+    else if (boot.kernel != p.kernel)
+      why = "boot capture " + path + " has kernel " + boot.kernel.value_or("?") + ", running " + p.kernel.value_or("?");
+    if (!why.empty()) {
+      why += ": fast probes only";
+      p = refresh_fast(*runner, timeout_of(timeout_s), HostProfile{}, source);
+    }
+  }
+  return p;
 }
 
 // stderr summary of a capture. Exit 0 once the profile is written: a probe
@@ -95,6 +155,14 @@ void setup_host_check(CLI::App& sub, Runner& run) {
       "gpus=N,efas=N,gpu-model=NAME,efa-driver>=V,kernel=K,nvidia-fs>=V,lustre=yes,gds=yes,lnet-efas=N,"
       "fabric-manager=yes,gdrcopy=yes,nvme-mount=yes,memlock=yes");
   sub.add_option("--baseline", *baseline, "A reference node's profile: kernel changed, versions drifted");
+  auto slurm = std::make_shared<bool>(false);
+  auto drain = std::make_shared<bool>(false);
+  sub.add_flag("--slurm", *slurm,
+               "Node gate (Prolog / HealthCheckProgram): with --live, the boot capture plus the fast probes; "
+               "`trainimg: RULE: MESSAGE` per error on stderr, nothing on stdout");
+  sub.add_flag("--drain", *drain,
+               "With --slurm: drain this node (SLURMD_NODENAME) on an error, resume it when clean if trainimg "
+               "drained it");
   sub.add_flag("--strict", *strict,
                "An input that was not captured (probe absent) fails its check instead of a note");
   sub.add_option("--format", *format, "text, json, sarif or junit");
@@ -108,6 +176,27 @@ void setup_host_check(CLI::App& sub, Runner& run) {
                   "trainimg host check HOST.json");
     Expectations e = parse_expectations(*expect);
     e.strict = *strict;
+    if (*drain && !*slurm) throw Error("--drain", "only with --slurm", "trainimg host check --live --slurm --drain");
+    if (*slurm) {
+      if (!*live) throw Error("--slurm", "the node gate judges this node: add --live");
+      std::string why;
+      HostProfile p = gate_profile(std::min(*timeout, 2.0), why);
+      const char* n = std::getenv("SLURMD_NODENAME");
+      std::string node = n && *n ? n : p.hostname;
+      HostCheckResult res = check_host(p, e, nullptr, node);
+      auto errors = error_lines(res.findings);
+      if (!why.empty()) std::cerr << "trainimg: note: " << why << "\n";
+      for (const auto& l : errors) std::cerr << l << "\n";
+      if (*drain) {
+        if (!errors.empty()) {
+          auto d = builder::drain_node(node, errors.front());
+          std::cerr << "trainimg: " << (d.drained ? "drained " + node : "did not drain " + node + ": " + d.why) << "\n";
+        } else if (builder::resume_node(node)) {
+          std::cerr << "trainimg: resumed " << node << " (its trainimg drain reason is gone)\n";
+        }
+      }
+      return errors.empty() ? int(kExitOk) : int(kExitFindings);
+    }
     HostProfile p = *live ? capture_profile("", *timeout) : read_profile(*file);
     std::string where = *live ? (p.hostname.empty() ? "live" : p.hostname) : *file;
     std::optional<HostProfile> base;

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <ctime>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <thread>
@@ -254,7 +255,7 @@ const std::vector<ProbeSpec>& probe_specs() {
       for (const auto& d : sbin) v.push_back(d + n);
       return v;
     };
-    return std::vector<ProbeSpec>{
+    std::vector<ProbeSpec> v{
         builtin("hostname.txt", K::Hostname, "hostname"),
         exec("nvidia-smi.csv", {"nvidia-smi", "--query-gpu=index,name,driver_version", "--format=csv"}),
         exec("nvidia-smi.txt", {"nvidia-smi"}),
@@ -278,6 +279,14 @@ const std::vector<ProbeSpec>& probe_specs() {
              true),
         builtin("mounts.txt", K::ReadFile, "cat /proc/mounts", "/proc/mounts"),
     };
+    // The node gate's set (docs/slurm.md): files, /proc, /sys and small
+    // tools; never nvidia-smi, fi_info, systemctl, apt-mark, lfs, lnetctl.
+    for (auto& s : v)
+      for (const char* id : {"hostname.txt", "ulimit-l.txt", "uname-r.txt", "infiniband.txt", "lsmod.txt",
+                             "dev-gdrdrv.txt", "df-nvme.txt", "mounts.txt", "nvidia-fs-stats.txt",
+                             "efa_installed_packages", "modinfo-efa.txt"})
+        if (s.id == id) s.fast = true;
+    return v;
   }();
   return kSpecs;
 }
@@ -295,6 +304,66 @@ void interpret_probes(HostProfile& p) {
       rec.parsed["parse_error"] = e.diagnostic().location() + ": " + e.diagnostic().message;
     }
   }
+}
+
+namespace {
+
+std::vector<ProbeResult> run_specs(ProbeRunner& runner, std::chrono::milliseconds timeout,
+                                   const std::vector<const ProbeSpec*>& specs) {
+  std::vector<ProbeResult> results(specs.size());
+  std::vector<std::jthread> threads;
+  threads.reserve(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i)
+    threads.emplace_back([&, i] {
+      try {
+        results[i] = runner.run(*specs[i], timeout);
+      } catch (const std::exception& e) {  // a runner bug stays this probe's failure
+        results[i].status = ProbeStatus::Failed;
+        results[i].error = e.what();
+      }
+    });
+  threads.clear();  // joins
+  return results;
+}
+
+ProbeRecord record(const ProbeSpec& spec, ProbeResult&& r) {
+  ProbeRecord rec;
+  rec.command = spec.command;
+  rec.status = r.status;
+  rec.exit_code = r.exit_code;
+  rec.output = std::move(r.output);
+  rec.error = std::move(r.error);
+  rec.seconds = r.seconds;
+  return rec;
+}
+
+}  // namespace
+
+std::string current_boot_id() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(in, id);
+  return id;
+}
+
+HostProfile refresh_fast(ProbeRunner& runner, std::chrono::milliseconds timeout, const HostProfile& boot,
+                         const std::string& source) {
+  std::vector<const ProbeSpec*> fast;
+  for (const auto& s : probe_specs())
+    if (s.fast) fast.push_back(&s);
+  auto results = run_specs(runner, timeout, fast);
+  HostProfile p;
+  p.captured_at = now_utc();
+  p.source = source;
+  p.boot_id = current_boot_id();
+  for (const auto& [id, rec] : boot.probes) {
+    ProbeRecord r = rec;
+    r.parsed = nlohmann::ordered_json();
+    p.probes[id] = std::move(r);
+  }
+  for (size_t i = 0; i < fast.size(); ++i) p.probes[fast[i]->id] = record(*fast[i], std::move(results[i]));
+  interpret_probes(p);
+  return p;
 }
 
 HostProfile capture(ProbeRunner& runner, std::chrono::milliseconds timeout, const std::string& source) {
@@ -316,6 +385,7 @@ HostProfile capture(ProbeRunner& runner, std::chrono::milliseconds timeout, cons
   HostProfile p;
   p.captured_at = now_utc();
   p.source = source;
+  p.boot_id = current_boot_id();
   for (size_t i = 0; i < specs.size(); ++i) {
     ProbeRecord rec;
     rec.command = specs[i].command;

@@ -209,6 +209,7 @@ nlohmann::ordered_json to_json(const HostProfile& p) {
   j["hostname"] = p.hostname;
   j["captured_at"] = p.captured_at;
   j["source"] = p.source;
+  j["boot_id"] = p.boot_id;
   Json facts = Json::object();
   for (const auto& f : kFacts) facts[f.name] = fact_json(p, f);
   Json gpus = Json::array();
@@ -262,6 +263,7 @@ HostProfile parse_profile(std::string_view text, const std::string& file) {
   p.hostname = rd.get<std::string>(j, {"hostname"}, "a string").value_or("");
   p.captured_at = rd.get<std::string>(j, {"captured_at"}, "a string").value_or("");
   p.source = rd.get<std::string>(j, {"source"}, "a string").value_or("");
+  p.boot_id = rd.get<std::string>(j, {"boot_id"}, "a string").value_or("");
   const Json& facts = rd.object(j, {"facts"});
   for (const auto& f : kFacts) {
     std::vector<std::string> path = {"facts", f.name};

@@ -45,6 +45,7 @@ struct HostProfile {
   std::string hostname;
   std::string captured_at;  ///< UTC, ISO 8601
   std::string source;       ///< "live" or "bundle:DIR"
+  std::string boot_id;      ///< /proc/sys/kernel/random/boot_id at capture ("" unknown)
 
   // --- facts (seed 000 "Validated environment" rows) ---
   std::optional<std::string> kernel;               ///< uname -r

@@ -29,6 +29,9 @@ struct ProbeSpec {
   /// A non-zero exit with output is an answer, not a failure
   /// (`systemctl is-active` exits 3 and prints "inactive").
   bool nonzero_ok = false;
+  /// Fast (no GPU, fabric or package-database call): what the Slurm node
+  /// gate re-runs at every job start (docs/slurm.md lists them).
+  bool fast = false;
 };
 
 struct ProbeResult {
