@@ -17,6 +17,7 @@ std::vector<RuleInfo> rule_catalogue() {
   add(recipes::recipe_rules());
   add(inspect::image_rules());
   add(host::host_rules());
+  add({host::fleet_drift_rule(), host::node_unreachable_rule()});
   return out;
 }
 
