@@ -5,6 +5,7 @@
 #include "recipes/lint.h"
 #include "recipes/recipe.h"
 
+#include "inspect/host/fleet.h"
 #include "inspect/host/rules.h"
 
 namespace trainimg::cmd {
