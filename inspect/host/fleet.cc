@@ -133,13 +133,18 @@ FleetResult judge_fleet(std::vector<FleetNode> nodes, const Expectations& e, con
           (kv.second.size() == top->second.size() && kv.second.front() < top->second.front()))
         top = &kv;
     FleetDrift d{k, top->first, static_cast<int>(top->second.size()), {}};
+    size_t known = 0;
+    for (const auto& kv : m) known += kv.second.size();
+    std::string tail = top->second.size() * 2 > known ? "" : " (no majority)";
     for (const auto& [v, idx] : m) {
       if (&v == &top->first) continue;
       for (size_t i : idx) {
         d.outliers.emplace_back(nodes[i].node, v);
         nodes[i].findings.push_back(make_finding(fleet_drift_rule(), nodes[i].node,
                                                  nodes[i].node + " runs " + k + " " + v + ", " +
-                                                     plural(top->second.size(), "node") + " run " + top->first));
+                                                     plural(top->second.size(), "node") +
+                                                     (top->second.size() == 1 ? " runs " : " run ") + top->first +
+                                                     tail));
       }
     }
     std::sort(d.outliers.begin(), d.outliers.end());
