@@ -92,9 +92,10 @@ Json image_findings(const std::string& sqsh, const Json& sidecar, const inspect:
     }
   std::string key;
   if (!digest.empty())
-    key = inspect::sha256_digest(digest + "|" + e.efa_installer.value_or("") + "|" + e.libfabric.value_or("") + "|" +
-                                 e.aws_ofi_nccl.value_or("") + "|" + e.cuda_driver.value_or(""))
-              .substr(7);
+    key =
+        inspect::sha256_digest(digest + "|" + e.efa_installer.value_or("") + "|" + e.libfabric.value_or("") +
+                               "|" + e.aws_ofi_nccl.value_or("") + "|" + e.cuda_driver.value_or(""))
+            .substr(7);
   std::string cached = cache_dir + "/" + key + ".json";
   if (!key.empty()) {
     std::ifstream in(cached);
@@ -109,7 +110,8 @@ Json image_findings(const std::string& sqsh, const Json& sidecar, const inspect:
   Report rep = inspect::inspect_image("sqsh:" + sqsh, e);
   Json findings = Json::array();
   for (const auto& d : rep.findings)
-    findings.push_back({{"rule", d.rule_id}, {"severity", std::string(to_string(d.severity))}, {"message", d.message}});
+    findings.push_back(
+        {{"rule", d.rule_id}, {"severity", std::string(to_string(d.severity))}, {"message", d.message}});
   if (!key.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(cache_dir, ec);
@@ -123,9 +125,12 @@ Json image_findings(const std::string& sqsh, const Json& sidecar, const inspect:
 
 }  // namespace
 
-std::string pyxis_get(const std::string& uri, const PyxisEnv& env) { return import_step(uri, env, nullptr); }
+std::string pyxis_get(const std::string& uri, const PyxisEnv& env) {
+  return import_step(uri, env, nullptr);
+}
 
-PreflightOptions preflight_options(const std::function<const char*(const char*)>& getenv, const PyxisEnv& env) {
+PreflightOptions preflight_options(const std::function<const char*(const char*)>& getenv,
+                                   const PyxisEnv& env) {
   PreflightOptions o;
   const char* p = getenv("TRAINIMG_PREFLIGHT");
   if (p && *p) o.policy = p;
@@ -139,7 +144,8 @@ PreflightOptions preflight_options(const std::function<const char*(const char*)>
   return o;
 }
 
-std::string pyxis_get(const std::string& uri, const PyxisEnv& env, const PreflightOptions& o, std::string& notes) {
+std::string pyxis_get(const std::string& uri, const PyxisEnv& env, const PreflightOptions& o,
+                      std::string& notes) {
   Json sidecar;
   std::string path = import_step(uri, env, &sidecar);
   if (o.policy == "off") return path;
@@ -156,8 +162,10 @@ std::string pyxis_get(const std::string& uri, const PyxisEnv& env, const Preflig
   for (const auto& f : findings) {
     std::string line = "trainimg: " + f.value("rule", "") + ": " + f.value("message", "") + "\n";
     std::string sev = f.value("severity", "");
-    if (sev == "error") errors += line;
-    else if (sev == "warning") notes += line;
+    if (sev == "error")
+      errors += line;
+    else if (sev == "warning")
+      notes += line;
   }
   if (errors.empty()) return path;
   std::string head = "trainimg: preflight: image " + uri + " does not match node " +
@@ -167,7 +175,8 @@ std::string pyxis_get(const std::string& uri, const PyxisEnv& env, const Preflig
     return path;
   }
   pyxis_release(env);
-  throw PreflightRefused{head + errors + "trainimg: preflight: job step refused (TRAINIMG_PREFLIGHT=error)\n"};
+  throw PreflightRefused{head + errors +
+                         "trainimg: preflight: job step refused (TRAINIMG_PREFLIGHT=error)\n"};
 }
 
 void pyxis_release(const PyxisEnv& env) {

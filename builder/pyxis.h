@@ -35,11 +35,12 @@ std::string pyxis_sqsh_path(const PyxisEnv& env);
 struct PreflightOptions {
   std::string policy = "error";  ///< TRAINIMG_PREFLIGHT: error (refuse), warn (report, run), off
   std::string host_profile;      ///< TRAINIMG_HOST_PROFILE, default /run/trainimg/host.json
-  std::string cache_dir;         ///< TRAINIMG_PREFLIGHT_CACHE, default ${PYXIS_RUNTIME_PATH}/trainimg-preflight
+  std::string cache_dir;  ///< TRAINIMG_PREFLIGHT_CACHE, default ${PYXIS_RUNTIME_PATH}/trainimg-preflight
 };
 /// From the environment; throws Error for a TRAINIMG_PREFLIGHT other than
 /// error|warn|off.
-PreflightOptions preflight_options(const std::function<const char*(const char*)>& getenv, const PyxisEnv& env);
+PreflightOptions preflight_options(const std::function<const char*(const char*)>& getenv,
+                                   const PyxisEnv& env);
 
 /// Thrown by pyxis_get when the gate refuses the image: the report (every
 /// error finding, "trainimg: RULE: MESSAGE" lines) for Pyxis to show.

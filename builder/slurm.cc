@@ -52,7 +52,8 @@ std::vector<std::string> lines(const std::string& s) {
 ProbeResult checked(std::vector<std::string> argv, const char* what) {
   std::string cmd = argv.at(0);
   ProbeResult r = run(std::move(argv), 30);
-  if (r.status == ProbeStatus::Absent) throw Error(cmd, "not found in PATH", "install slurm-client, or set PATH");
+  if (r.status == ProbeStatus::Absent)
+    throw Error(cmd, "not found in PATH", "install slurm-client, or set PATH");
   if (r.status != ProbeStatus::Ok)
     throw Error(cmd, std::string(what) + " failed: " + first_line(r.error.empty() ? r.output : r.error),
                 "is SLURM_CONF right and slurmctld up? (sinfo)");
@@ -71,8 +72,9 @@ std::vector<std::string> slurm_nodes(const std::string& partition, const std::st
     nodes = lines(checked(argv, "sinfo").output);
   }
   if (nodes.empty())
-    throw Error(hostlist.empty() ? (partition.empty() ? "sinfo" : "--partition " + partition) : "--nodes " + hostlist,
-                "no node to check");
+    throw Error(
+        hostlist.empty() ? (partition.empty() ? "sinfo" : "--partition " + partition) : "--nodes " + hostlist,
+        "no node to check");
   return nodes;
 }
 
@@ -109,7 +111,8 @@ std::vector<host::FleetNode> gather_profiles(const std::vector<std::string>& nod
   std::vector<host::FleetNode> out(nodes.size());
   std::atomic<size_t> next{0};
   int secs = std::max(1, static_cast<int>(std::ceil(o.timeout_s)));
-  std::string limit = std::to_string(secs / 60) + ":" + (secs % 60 < 10 ? "0" : "") + std::to_string(secs % 60);
+  std::string limit =
+      std::to_string(secs / 60) + ":" + (secs % 60 < 10 ? "0" : "") + std::to_string(secs % 60);
   if (secs < 60) limit = "1";  // Slurm's time limit is in whole minutes at least
   auto work = [&] {
     for (size_t i = next++; i < nodes.size(); i = next++) {
@@ -121,28 +124,29 @@ std::vector<host::FleetNode> gather_profiles(const std::vector<std::string>& nod
       }
       if (slurm_state_unusable(st->second.first)) {
         out[i] = host::unreachable_node(
-            n, "node is " + st->second.first + (st->second.second.empty() ? "" : " (" + st->second.second + ")") +
-                   ": no task started");
+            n, "node is " + st->second.first +
+                   (st->second.second.empty() ? "" : " (" + st->second.second + ")") + ": no task started");
         continue;
       }
-      ProbeResult r = run({"srun", "-N1", "-n1", "-w", n, "--immediate=" + std::to_string(secs), "--time=" + limit,
-                           "-J", "trainimg-fleet", "-Q", o.binary, "host", "capture", "-o", "-"},
-                          o.timeout_s + 5);
+      ProbeResult r =
+          run({"srun", "-N1", "-n1", "-w", n, "--immediate=" + std::to_string(secs), "--time=" + limit, "-J",
+               "trainimg-fleet", "-Q", o.binary, "host", "capture", "-o", "-"},
+              o.timeout_s + 5);
       if (r.status == ProbeStatus::Timeout) {
         out[i] = host::unreachable_node(n, "no profile within " + std::to_string(secs) + " s (srun killed)");
         continue;
       }
       if (r.status != ProbeStatus::Ok) {
         std::string why = first_line(r.error);
-        out[i] = host::unreachable_node(n, "srun exited " + std::to_string(r.exit_code) +
-                                               (why.empty() ? "" : ": " + why));
+        out[i] = host::unreachable_node(
+            n, "srun exited " + std::to_string(r.exit_code) + (why.empty() ? "" : ": " + why));
         continue;
       }
       try {
         out[i] = host::fleet_node(n, host::parse_profile(r.output, n));
       } catch (const Error& e) {
-        out[i] = host::unreachable_node(n, "unreadable profile: " + e.diagnostic().location() + ": " +
-                                               e.diagnostic().message);
+        out[i] = host::unreachable_node(
+            n, "unreadable profile: " + e.diagnostic().location() + ": " + e.diagnostic().message);
       }
     }
   };
@@ -160,7 +164,8 @@ DrainOutcome drain_node(const std::string& node, const std::string& reason) {
     return {false, "kept the administrator's reason \"" + s.reason + "\""};
   if (s.reason == reason && s.state.find("drain") != std::string::npos) return {true, "already drained"};
   ProbeResult r = run({"scontrol", "update", "NodeName=" + node, "State=DRAIN", "Reason=" + reason}, 30);
-  if (r.status != ProbeStatus::Ok) return {false, "scontrol update failed: " + first_line(r.error + r.output)};
+  if (r.status != ProbeStatus::Ok)
+    return {false, "scontrol update failed: " + first_line(r.error + r.output)};
   return {true, ""};
 }
 

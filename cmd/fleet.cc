@@ -40,7 +40,8 @@ std::string self_path() {
 std::vector<FleetNode> read_profiles(const std::string& dir) {
   struct stat st;
   if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw Error(dir, "not a directory of profiles", "one NODE.json per node, written by trainimg host capture");
+    throw Error(dir, "not a directory of profiles",
+                "one NODE.json per node, written by trainimg host capture");
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(dir))
     if (e.path().extension() == ".json" && e.is_regular_file()) files.push_back(e.path().string());
@@ -48,7 +49,8 @@ std::vector<FleetNode> read_profiles(const std::string& dir) {
   if (files.empty()) throw Error(dir, "no *.json profile in the directory");
   std::vector<FleetNode> nodes;
   nodes.reserve(files.size());
-  for (const auto& f : files) nodes.push_back(fleet_node(std::filesystem::path(f).stem().string(), read_profile(f)));
+  for (const auto& f : files)
+    nodes.push_back(fleet_node(std::filesystem::path(f).stem().string(), read_profile(f)));
   return nodes;
 }
 
@@ -57,7 +59,8 @@ std::vector<FleetNode> read_profiles(const std::string& dir) {
 void setup_fleet(CLI::App& sub, Runner& run) {
   sub.require_subcommand(1, 1);
   auto a = std::make_shared<FleetArgs>();
-  CLI::App* check = sub.add_subcommand("check", "Capture every node through srun, judge it, compare the nodes");
+  CLI::App* check =
+      sub.add_subcommand("check", "Capture every node through srun, judge it, compare the nodes");
   check->add_option("--partition,-p", a->partition, "The nodes of this partition");
   check->add_option("--nodes,-w", a->nodes, "A Slurm hostlist, e.g. n[1-3]");
   check->add_option("--profiles", a->profiles, "Judge DIR/*.json (NODE.json each) instead of running srun");
@@ -66,8 +69,10 @@ void setup_fleet(CLI::App& sub, Runner& run) {
   check->add_option("--format", a->format, "text, json, junit or sarif")
       ->check(CLI::IsMember({"text", "json", "junit", "sarif"}));
   check->add_option("-o,--output", a->output, "Write the report here (default: standard output)");
-  check->add_option("--timeout", a->timeout, "Per node: srun --immediate and time limit, seconds (default 60)");
-  check->add_flag("--drain", a->drain, "Drain failing nodes: Reason=\"trainimg: RULE: MESSAGE\" (never an admin's)");
+  check->add_option("--timeout", a->timeout,
+                    "Per node: srun --immediate and time limit, seconds (default 60)");
+  check->add_flag("--drain", a->drain,
+                  "Drain failing nodes: Reason=\"trainimg: RULE: MESSAGE\" (never an admin's)");
   run = [a]() -> int {
     if (!(a->timeout > 0)) throw Error("--timeout", "must be a positive number of seconds");
     if (!a->partition.empty() && !a->nodes.empty())
@@ -98,7 +103,9 @@ void setup_fleet(CLI::App& sub, Runner& run) {
         std::string reason = drain_reason(n);
         if (reason.empty()) continue;
         auto d = builder::drain_node(n.node, reason);
-        std::cerr << "trainimg: " << (d.drained ? "drained " + n.node + ": " + reason : "did not drain " + n.node + ": " + d.why)
+        std::cerr << "trainimg: "
+                  << (d.drained ? "drained " + n.node + ": " + reason
+                                : "did not drain " + n.node + ": " + d.why)
                   << "\n";
       }
     return r.failed() ? int(kExitFindings) : int(kExitOk);

@@ -87,9 +87,11 @@ HostProfile gate_profile(double timeout_s, std::string& why) {
   }
   HostProfile p = refresh_fast(*runner, timeout_of(timeout_s), boot, source);
   if (why.empty()) {
-    if (!boot.boot_id.empty() && boot.boot_id != p.boot_id) why = "boot capture " + path + " is from another boot";
+    if (!boot.boot_id.empty() && boot.boot_id != p.boot_id)
+      why = "boot capture " + path + " is from another boot";
     else if (boot.kernel != p.kernel)
-      why = "boot capture " + path + " has kernel " + boot.kernel.value_or("?") + ", running " + p.kernel.value_or("?");
+      why = "boot capture " + path + " has kernel " + boot.kernel.value_or("?") + ", running " +
+            p.kernel.value_or("?");
     if (!why.empty()) {
       why += ": fast probes only";
       p = refresh_fast(*runner, timeout_of(timeout_s), HostProfile{}, source);
@@ -160,9 +162,10 @@ void setup_host_check(CLI::App& sub, Runner& run) {
   sub.add_flag("--slurm", *slurm,
                "Node gate (Prolog / HealthCheckProgram): with --live, the boot capture plus the fast probes; "
                "`trainimg: RULE: MESSAGE` per error on stderr, nothing on stdout");
-  sub.add_flag("--drain", *drain,
-               "With --slurm: drain this node (SLURMD_NODENAME) on an error, resume it when clean if trainimg "
-               "drained it");
+  sub.add_flag(
+      "--drain", *drain,
+      "With --slurm: drain this node (SLURMD_NODENAME) on an error, resume it when clean if trainimg "
+      "drained it");
   sub.add_flag("--strict", *strict,
                "An input that was not captured (probe absent) fails its check instead of a note");
   sub.add_option("--format", *format, "text, json, sarif or junit");
@@ -176,7 +179,8 @@ void setup_host_check(CLI::App& sub, Runner& run) {
                   "trainimg host check HOST.json");
     Expectations e = parse_expectations(*expect);
     e.strict = *strict;
-    if (*drain && !*slurm) throw Error("--drain", "only with --slurm", "trainimg host check --live --slurm --drain");
+    if (*drain && !*slurm)
+      throw Error("--drain", "only with --slurm", "trainimg host check --live --slurm --drain");
     if (*slurm) {
       if (!*live) throw Error("--slurm", "the node gate judges this node: add --live");
       std::string why;
@@ -190,7 +194,8 @@ void setup_host_check(CLI::App& sub, Runner& run) {
       if (*drain) {
         if (!errors.empty()) {
           auto d = builder::drain_node(node, errors.front());
-          std::cerr << "trainimg: " << (d.drained ? "drained " + node : "did not drain " + node + ": " + d.why) << "\n";
+          std::cerr << "trainimg: "
+                    << (d.drained ? "drained " + node : "did not drain " + node + ": " + d.why) << "\n";
         } else if (builder::resume_node(node)) {
           std::cerr << "trainimg: resumed " << node << " (its trainimg drain reason is gone)\n";
         }

@@ -66,10 +66,12 @@ TEST(FleetProfilesOnSeedFixture, AThousandProfilesJudgedAndGroupedWellUnderTwoSe
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cerr << "fleet check --profiles, 1000 profiles: " << secs << " s\n";
   EXPECT_EQ(r.rc, 1) << r.out;
-  EXPECT_NE(r.out.find("n0017: error: n0017 runs kernel 7.0.0-1015-aws, 999 nodes run 7.0.0-1014-aws [fleet-drift]"),
+  EXPECT_NE(r.out.find(
+                "n0017: error: n0017 runs kernel 7.0.0-1015-aws, 999 nodes run 7.0.0-1014-aws [fleet-drift]"),
             std::string::npos)
       << r.out.substr(0, 3000);
-  EXPECT_NE(r.out.find("n0500: error: memlock limit is 64 KiB, expected unlimited [memlock]"), std::string::npos);
+  EXPECT_NE(r.out.find("n0500: error: memlock limit is 64 KiB, expected unlimited [memlock]"),
+            std::string::npos);
   // The 998 healthy nodes are one line of the table.
   EXPECT_NE(r.out.find("n0001, n0002, … n1000 (998 nodes)  ok"), std::string::npos) << r.out.substr(0, 3000);
   EXPECT_NE(r.out.find("1000 nodes, 2 failing"), std::string::npos);

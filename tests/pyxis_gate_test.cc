@@ -56,8 +56,8 @@ class PyxisGate : public ::testing::Test {
            (t_ / "host.json").string() + " " + extra + " ";
   }
   Run importer(const std::string& env_s, const std::string& args) const {
-    std::string cmd = env_s + TRAINIMG_BIN + " pyxis-importer " + args + " >" + (t_ / "out").string() + " 2>" +
-                      (t_ / "err").string();
+    std::string cmd = env_s + TRAINIMG_BIN + " pyxis-importer " + args + " >" + (t_ / "out").string() +
+                      " 2>" + (t_ / "err").string();
     int st = std::system(cmd.c_str());
     return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(t_ / "out"), slurp(t_ / "err")};
   }
@@ -81,8 +81,9 @@ TEST_F(PyxisGate, AMismatchingImageRefusesTheStepWithTheReportOnStderr) {
   Run r = importer(env(), "get dir:" + (t_ / "mismatch").string());
   EXPECT_EQ(r.rc, 1) << r.err;
   EXPECT_EQ(r.out, "");  // Pyxis reads no path
-  EXPECT_NE(r.err.find("trainimg: efa-host-mismatch: image EFA installer 1.47.0 differs from the host's 1.50.0"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find("trainimg: efa-host-mismatch: image EFA installer 1.47.0 differs from the host's 1.50.0"),
+      std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("job step refused (TRAINIMG_PREFLIGHT=error)"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(sqsh()));  // nothing left behind

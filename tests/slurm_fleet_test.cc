@@ -117,12 +117,15 @@ TEST_F(SlurmFleet, FleetCheckThroughSrunTableJsonJunit) {
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cerr << "fleet check on the 3-node cluster: " << secs << " s\n";
   EXPECT_EQ(text.rc, 1) << text.out;
-  EXPECT_NE(text.out.find("node3: error: node3 runs kernel 7.0.0-1020-aws, 2 nodes run 7.0.0-1014-aws [fleet-drift]"),
+  EXPECT_NE(text.out.find(
+                "node3: error: node3 runs kernel 7.0.0-1020-aws, 2 nodes run 7.0.0-1014-aws [fleet-drift]"),
             std::string::npos)
       << text.out;
-  EXPECT_NE(text.out.find("node2: error: memlock limit is 8192 KiB, expected unlimited [memlock]"), std::string::npos)
+  EXPECT_NE(text.out.find("node2: error: memlock limit is 8192 KiB, expected unlimited [memlock]"),
+            std::string::npos)
       << text.out;
-  EXPECT_NE(text.out.find("\nnode1  ok     ok"), std::string::npos) << text.out;  // the healthy node's row, last
+  EXPECT_NE(text.out.find("\nnode1  ok     ok"), std::string::npos)
+      << text.out;  // the healthy node's row, last
   EXPECT_NE(text.out.find("3 nodes, 2 failing"), std::string::npos) << text.out;
 
   Run json = trainimg("fleet check -w node[1-3] --timeout 20 --format json --expect " + std::string(kP6));
@@ -143,7 +146,14 @@ TEST_F(SlurmFleet, FleetCheckThroughSrunTableJsonJunit) {
   EXPECT_NE(junit.out.find("<testcase classname=\"trainimg.fleet.node2\" name=\"memlock\">\n      <failure"),
             std::string::npos)
       << junit.out;
-  EXPECT_NE(junit.out.find("<testcase classname=\"trainimg.fleet.node1\" name=\"memlock\"/>"), std::string::npos);
+  EXPECT_NE(junit.out.find("<testcase classname=\"trainimg.fleet.node1\" name=\"memlock\"/>"),
+            std::string::npos);
+  // The node list from the partition, and from all of `sinfo -N`.
+  for (const char* sel : {"--partition debug ", ""}) {
+    Run all = trainimg(std::string("fleet check ") + sel + "--timeout 20 --format json --expect " + kP6);
+    auto ja = nlohmann::json::parse(all.out.substr(all.out.find('{')));
+    EXPECT_EQ(ja["nodes"].size(), 3u) << sel << all.out;
+  }
   // Near miss: the healthy node alone passes.
   EXPECT_EQ(trainimg("fleet check -w node1 --timeout 20 --expect " + std::string(kP6)).rc, 0);
 }
@@ -154,7 +164,8 @@ TEST_F(SlurmFleet, DrainNamesTheRuleAndKeepsAnAdministratorsReason) {
   Run r = trainimg("fleet check -w node[1-2] --timeout 20 --drain --expect " + std::string(kP6));
   EXPECT_EQ(r.rc, 1) << r.out;
   Run sr = slurm("sinfo -R -h -o '%n|%E'");
-  EXPECT_NE(sr.out.find("node2|trainimg: memlock: memlock limit is 8192 KiB, expected unlimited"), std::string::npos)
+  EXPECT_NE(sr.out.find("node2|trainimg: memlock: memlock limit is 8192 KiB, expected unlimited"),
+            std::string::npos)
       << sr.out;
   EXPECT_EQ(sr.out.find("node1|"), std::string::npos) << sr.out;
 
@@ -164,16 +175,18 @@ TEST_F(SlurmFleet, DrainNamesTheRuleAndKeepsAnAdministratorsReason) {
   Run gate = sh(env() + "SLURMD_NODENAME=node3 TRAINIMG_HOST_PROFILE=/nonexistent " + TRAINIMG_BIN +
                 " host check --live --slurm --drain --expect kernel=7.0.0-1014-aws 2>&1");
   EXPECT_EQ(gate.rc, 1) << gate.out;
-  EXPECT_NE(gate.out.find("trainimg: kernel-changed: running kernel 7.0.0-1020-aws ≠ the AMI kernel 7.0.0-1014-aws"),
+  EXPECT_NE(gate.out.find(
+                "trainimg: kernel-changed: running kernel 7.0.0-1020-aws ≠ the AMI kernel 7.0.0-1014-aws"),
             std::string::npos)
       << gate.out;
-  EXPECT_NE(gate.out.find("did not drain node3: kept the administrator's reason \"hw ticket 42\""), std::string::npos)
+  EXPECT_NE(gate.out.find("did not drain node3: kept the administrator's reason \"hw ticket 42\""),
+            std::string::npos)
       << gate.out;
   EXPECT_EQ(reason("node3"), "hw ticket 42");
 
   // Once node2's failure is gone, the gate resumes it (trainimg drained it).
-  fs::copy_file(fs::path(TRAINIMG_SOURCE_DIR) / "tests/fixtures/host/p6-b200/ulimit-l.txt", bundles_ / "node2/ulimit-l.txt",
-                fs::copy_options::overwrite_existing);
+  fs::copy_file(fs::path(TRAINIMG_SOURCE_DIR) / "tests/fixtures/host/p6-b200/ulimit-l.txt",
+                bundles_ / "node2/ulimit-l.txt", fs::copy_options::overwrite_existing);
   Run ok = sh(env() + "SLURMD_NODENAME=node2 TRAINIMG_HOST_PROFILE=/nonexistent " + TRAINIMG_BIN +
               " host check --live --slurm --drain --expect memlock=yes 2>&1");
   EXPECT_EQ(ok.rc, 0) << ok.out;
@@ -209,7 +222,8 @@ TEST_F(SlurmFleet, PrologDrainsTheFailingNodeAndTheJobRunsElsewhere) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
   EXPECT_NE(why.find("drain"), std::string::npos) << why;
-  EXPECT_NE(why.find("trainimg: memlock: memlock limit is 8192 KiB, expected unlimited"), std::string::npos) << why;
+  EXPECT_NE(why.find("trainimg: memlock: memlock limit is 8192 KiB, expected unlimited"), std::string::npos)
+      << why;
   EXPECT_NE(slurp(fs::path(dir_) / "prolog.node2.log").find("trainimg: memlock:"), std::string::npos);
   // The next job lands on a healthy node and runs.
   Run ok = slurm("srun -N1 --immediate=20 -t 1 sh -c 'echo ran on $SLURMD_NODENAME'");
@@ -223,7 +237,8 @@ TEST_F(SlurmFleet, ANodeWhoseSlurmdIsStoppedIsReportedNotWaitedOn) {
   std::string pidfile = dir_ + "/slurmd.node3.pid";
   pid_t pid = std::stoi(slurp(pidfile));
   ASSERT_EQ(::kill(pid, SIGTERM), 0);
-  for (int i = 0; i < 50 && ::kill(pid, 0) == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (int i = 0; i < 50 && ::kill(pid, 0) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   auto t0 = std::chrono::steady_clock::now();
   Run r = trainimg("fleet check -w node[1-3] --timeout 8 --format json");
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -15,7 +15,9 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // Facts that name the node, not its environment: never drift.
-bool per_node_fact(const std::string& k) { return k == "hostname" || k == "nvme_size"; }
+bool per_node_fact(const std::string& k) {
+  return k == "hostname" || k == "nvme_size";
+}
 
 std::string xml_escape(const std::string& s) {
   std::string o;
@@ -42,24 +44,32 @@ std::string name_list(const std::vector<std::string>& names) {
   return names[0] + ", " + names[1] + ", … " + names.back() + " (" + std::to_string(names.size()) + " nodes)";
 }
 
-std::string plural(size_t n, const char* one) { return std::to_string(n) + " " + one + (n == 1 ? "" : "s"); }
+std::string plural(size_t n, const char* one) {
+  return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
+}
 
 }  // namespace
 
 const RuleInfo& fleet_drift_rule() {
-  static const RuleInfo r{"fleet-drift", Severity::Error,
-                          "a fact (kernel, driver, EFA stack, counts, …) differs from the value most nodes have",
-                          "rebuild or replace the outlier from the fleet's DLAMI build; never upgrade one node's kernel",
-                          "seed 000 (every node must share one identical environment)", "fleet"};
+  static const RuleInfo r{
+      "fleet-drift",
+      Severity::Error,
+      "a fact (kernel, driver, EFA stack, counts, …) differs from the value most nodes have",
+      "rebuild or replace the outlier from the fleet's DLAMI build; never upgrade one node's kernel",
+      "seed 000 (every node must share one identical environment)",
+      "fleet"};
   return r;
 }
 
 const RuleInfo& node_unreachable_rule() {
-  static const RuleInfo r{"node-unreachable", Severity::Error,
-                          "no profile from the node: srun could not start a task there in time (down, drained, "
-                          "busy, slurmd stopped) or the task failed",
-                          "sinfo -R -n NODE; check slurmd on the node; run `trainimg host capture` there by hand",
-                          "issue 12 (fleet check through srun)", "fleet"};
+  static const RuleInfo r{
+      "node-unreachable",
+      Severity::Error,
+      "no profile from the node: srun could not start a task there in time (down, drained, "
+      "busy, slurmd stopped) or the task failed",
+      "sinfo -R -n NODE; check slurmd on the node; run `trainimg host capture` there by hand",
+      "issue 12 (fleet check through srun)",
+      "fleet"};
   return r;
 }
 
@@ -103,7 +113,8 @@ FleetResult judge_fleet(std::vector<FleetNode> nodes, const Expectations& e, con
     if (!n.profile) continue;
     auto it = by_digest.find(n.profile_digest);
     if (it == by_digest.end())
-      it = by_digest.emplace(n.profile_digest, check_host(*n.profile, e, baseline, n.node, baseline_file)).first;
+      it = by_digest.emplace(n.profile_digest, check_host(*n.profile, e, baseline, n.node, baseline_file))
+               .first;
     for (auto f : it->second.findings) {
       f.file = n.node;
       n.findings.push_back(std::move(f));
@@ -140,11 +151,10 @@ FleetResult judge_fleet(std::vector<FleetNode> nodes, const Expectations& e, con
       if (&v == &top->first) continue;
       for (size_t i : idx) {
         d.outliers.emplace_back(nodes[i].node, v);
-        nodes[i].findings.push_back(make_finding(fleet_drift_rule(), nodes[i].node,
-                                                 nodes[i].node + " runs " + k + " " + v + ", " +
-                                                     plural(top->second.size(), "node") +
-                                                     (top->second.size() == 1 ? " runs " : " run ") + top->first +
-                                                     tail));
+        nodes[i].findings.push_back(
+            make_finding(fleet_drift_rule(), nodes[i].node,
+                         nodes[i].node + " runs " + k + " " + v + ", " + plural(top->second.size(), "node") +
+                             (top->second.size() == 1 ? " runs " : " run ") + top->first + tail));
       }
     }
     std::sort(d.outliers.begin(), d.outliers.end());
@@ -211,7 +221,8 @@ std::string render_fleet_text(const FleetResult& r) {
     if (it == groups.end()) it = groups.insert(groups.end(), std::move(g));
     it->names.push_back(n.node);
   }
-  std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) { return a.errors > b.errors; });
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group& a, const Group& b) { return a.errors > b.errors; });
   std::vector<std::string> head = {"nodes", "state"};
   for (const auto& c : cols) head.push_back(c);
   std::vector<std::vector<std::string>> rows;
@@ -228,7 +239,8 @@ std::string render_fleet_text(const FleetResult& r) {
   std::ostringstream out;
   auto line = [&](const std::vector<std::string>& row) {
     std::string s;
-    for (size_t i = 0; i < row.size(); ++i) s += i + 1 == row.size() ? row[i] : row[i] + std::string(w[i] - row[i].size() + 2, ' ');
+    for (size_t i = 0; i < row.size(); ++i)
+      s += i + 1 == row.size() ? row[i] : row[i] + std::string(w[i] - row[i].size() + 2, ' ');
     out << s << "\n";
   };
   line(head);
@@ -275,7 +287,8 @@ std::string render_fleet_json(const FleetResult& r) {
   for (const auto& d : r.drift) {
     Json o = Json::array();
     for (const auto& [node, v] : d.outliers) o.push_back({{"node", node}, {"value", v}});
-    drift.push_back({{"fact", d.fact}, {"majority", d.majority}, {"majority_nodes", d.majority_nodes}, {"outliers", o}});
+    drift.push_back(
+        {{"fact", d.fact}, {"majority", d.majority}, {"majority_nodes", d.majority_nodes}, {"outliers", o}});
   }
   j["drift"] = drift;
   size_t failing = 0;
@@ -301,11 +314,12 @@ std::string render_fleet_junit(const FleetResult& r) {
           continue;
         }
         ++failures;
-        body += "      <failure type=\"" + std::string(to_string(f.severity)) + "\" message=\"" + xml_escape(f.message) +
-                "\">" + xml_escape(f.message + (f.hint.empty() ? "" : "\nhint: " + f.hint)) + "</failure>\n";
+        body += "      <failure type=\"" + std::string(to_string(f.severity)) + "\" message=\"" +
+                xml_escape(f.message) + "\">" +
+                xml_escape(f.message + (f.hint.empty() ? "" : "\nhint: " + f.hint)) + "</failure>\n";
       }
-      cases << "    <testcase classname=\"trainimg.fleet." << xml_escape(n.node) << "\" name=\"" << xml_escape(rule.id)
-            << "\"";
+      cases << "    <testcase classname=\"trainimg.fleet." << xml_escape(n.node) << "\" name=\""
+            << xml_escape(rule.id) << "\"";
       if (body.empty() && out.empty()) {
         cases << "/>\n";
         continue;
@@ -315,7 +329,8 @@ std::string render_fleet_junit(const FleetResult& r) {
       cases << "    </testcase>\n";
     }
   std::ostringstream x;
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"trainimg fleet check\" tests=\""
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"trainimg fleet check\" "
+       "tests=\""
     << tests << "\" failures=\"" << failures << "\">\n"
     << cases.str() << "  </testsuite>\n</testsuites>\n";
   return x.str();

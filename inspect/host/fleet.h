@@ -43,7 +43,7 @@ struct FleetDrift {
 struct FleetResult {
   std::vector<FleetNode> nodes;  ///< in the order given
   std::vector<FleetDrift> drift;
-  bool failed() const;           ///< any node has an error finding
+  bool failed() const;  ///< any node has an error finding
 };
 
 /// A reachable node: its profile (digest computed here).
@@ -53,8 +53,8 @@ FleetNode unreachable_node(std::string node, std::string why);
 
 /// Judges every reachable node with check_host (same expectations and
 /// baseline for all) and adds fleet-drift findings against the majority.
-FleetResult judge_fleet(std::vector<FleetNode> nodes, const Expectations& e, const HostProfile* baseline = nullptr,
-                        const std::string& baseline_file = {});
+FleetResult judge_fleet(std::vector<FleetNode> nodes, const Expectations& e,
+                        const HostProfile* baseline = nullptr, const std::string& baseline_file = {});
 
 /// Reports. text: a node × rule table, failing groups first, nodes with
 /// identical results grouped on one line, then each error/warning and the

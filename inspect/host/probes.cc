@@ -282,9 +282,9 @@ const std::vector<ProbeSpec>& probe_specs() {
     // The node gate's set (docs/slurm.md): files, /proc, /sys and small
     // tools; never nvidia-smi, fi_info, systemctl, apt-mark, lfs, lnetctl.
     for (auto& s : v)
-      for (const char* id : {"hostname.txt", "ulimit-l.txt", "uname-r.txt", "infiniband.txt", "lsmod.txt",
-                             "dev-gdrdrv.txt", "df-nvme.txt", "mounts.txt", "nvidia-fs-stats.txt",
-                             "efa_installed_packages", "modinfo-efa.txt"})
+      for (const char* id :
+           {"hostname.txt", "ulimit-l.txt", "uname-r.txt", "infiniband.txt", "lsmod.txt", "dev-gdrdrv.txt",
+            "df-nvme.txt", "mounts.txt", "nvidia-fs-stats.txt", "efa_installed_packages", "modinfo-efa.txt"})
         if (s.id == id) s.fast = true;
     return v;
   }();
