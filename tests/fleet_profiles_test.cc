@@ -17,12 +17,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
+struct CmdRun {
   int rc;
   std::string out;
 };
 
-Run sh(const std::string& cmd) {
+CmdRun sh(const std::string& cmd) {
   FILE* p = ::popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf;
@@ -62,7 +62,7 @@ TEST(FleetProfilesOnSeedFixture, AThousandProfilesJudgedAndGroupedWellUnderTwoSe
     std::ofstream(t / "p" / name) << (i == 17 ? n17 : i == 500 ? n500 : base);
   }
   auto t0 = std::chrono::steady_clock::now();
-  Run r = sh(bin + " fleet check --profiles " + (t / "p").string() + " 2>&1");
+  CmdRun r = sh(bin + " fleet check --profiles " + (t / "p").string() + " 2>&1");
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cerr << "fleet check --profiles, 1000 profiles: " << secs << " s\n";
   EXPECT_EQ(r.rc, 1) << r.out;
@@ -80,7 +80,7 @@ TEST(FleetProfilesOnSeedFixture, AThousandProfilesJudgedAndGroupedWellUnderTwoSe
 #endif
   // Bad input: an unreadable profile is exit 2 with its position.
   std::ofstream(t / "p" / "n0001.json") << "{\n  \"schema\": \"trainimg.host/v2\"\n}\n";
-  Run bad = sh(bin + " fleet check --profiles " + (t / "p").string() + " 2>&1");
+  CmdRun bad = sh(bin + " fleet check --profiles " + (t / "p").string() + " 2>&1");
   EXPECT_EQ(bad.rc, 2);
   EXPECT_NE(bad.out.find("n0001.json:2:3: error: unsupported profile schema"), std::string::npos) << bad.out;
   fs::remove_all(t);

@@ -20,7 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
+struct CmdRun {
   int rc;
   std::string out, err;
 };
@@ -55,7 +55,7 @@ class PyxisGate : public ::testing::Test {
            " PYXIS_VERSION=0.24.0 SLURM_JOB_UID=1000 SLURM_JOB_ID=7 SLURM_STEP_ID=0 TRAINIMG_HOST_PROFILE=" +
            (t_ / "host.json").string() + " " + extra + " ";
   }
-  Run importer(const std::string& env_s, const std::string& args) const {
+  CmdRun importer(const std::string& env_s, const std::string& args) const {
     std::string cmd = env_s + TRAINIMG_BIN + " pyxis-importer " + args + " >" + (t_ / "out").string() +
                       " 2>" + (t_ / "err").string();
     int st = std::system(cmd.c_str());
@@ -67,7 +67,7 @@ class PyxisGate : public ::testing::Test {
 };
 
 TEST_F(PyxisGate, AMatchingImageRunsAndReleaseTwiceIsFine) {
-  Run r = importer(env(), "get dir:" + (t_ / "match").string());
+  CmdRun r = importer(env(), "get dir:" + (t_ / "match").string());
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out.substr(0, r.out.find('\n')), sqsh());
   EXPECT_EQ(r.err.find("efa-host-mismatch"), std::string::npos) << r.err;
@@ -78,7 +78,7 @@ TEST_F(PyxisGate, AMatchingImageRunsAndReleaseTwiceIsFine) {
 }
 
 TEST_F(PyxisGate, AMismatchingImageRefusesTheStepWithTheReportOnStderr) {
-  Run r = importer(env(), "get dir:" + (t_ / "mismatch").string());
+  CmdRun r = importer(env(), "get dir:" + (t_ / "mismatch").string());
   EXPECT_EQ(r.rc, 1) << r.err;
   EXPECT_EQ(r.out, "");  // Pyxis reads no path
   EXPECT_NE(
@@ -92,20 +92,20 @@ TEST_F(PyxisGate, AMismatchingImageRefusesTheStepWithTheReportOnStderr) {
 }
 
 TEST_F(PyxisGate, PolicyWarnAndOffLetTheJobRun) {
-  Run warn = importer(env("TRAINIMG_PREFLIGHT=warn"), "get dir:" + (t_ / "mismatch").string());
+  CmdRun warn = importer(env("TRAINIMG_PREFLIGHT=warn"), "get dir:" + (t_ / "mismatch").string());
   EXPECT_EQ(warn.rc, 0) << warn.err;
   EXPECT_EQ(warn.out, sqsh() + "\n");
   EXPECT_NE(warn.err.find("trainimg: efa-host-mismatch:"), std::string::npos) << warn.err;
-  Run off = importer(env("TRAINIMG_PREFLIGHT=off"), "get dir:" + (t_ / "mismatch").string());
+  CmdRun off = importer(env("TRAINIMG_PREFLIGHT=off"), "get dir:" + (t_ / "mismatch").string());
   EXPECT_EQ(off.rc, 0);
   EXPECT_EQ(off.err.find("efa-host-mismatch"), std::string::npos) << off.err;
-  Run bad = importer(env("TRAINIMG_PREFLIGHT=maybe"), "get dir:" + (t_ / "mismatch").string());
+  CmdRun bad = importer(env("TRAINIMG_PREFLIGHT=maybe"), "get dir:" + (t_ / "mismatch").string());
   EXPECT_EQ(bad.rc, 2);
   EXPECT_NE(bad.err.find("TRAINIMG_PREFLIGHT"), std::string::npos) << bad.err;
 }
 
 TEST_F(PyxisGate, NoHostProfileIsCannotTellAndTheJobRuns) {
-  Run r = importer(env("TRAINIMG_HOST_PROFILE=" + (t_ / "none.json").string()),
+  CmdRun r = importer(env("TRAINIMG_HOST_PROFILE=" + (t_ / "none.json").string()),
                    "get dir:" + (t_ / "mismatch").string());
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out, sqsh() + "\n");

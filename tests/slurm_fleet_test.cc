@@ -27,12 +27,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
+struct CmdRun {
   int rc;
   std::string out;
 };
 
-Run sh(const std::string& cmd) {
+CmdRun sh(const std::string& cmd) {
   FILE* p = ::popen(cmd.c_str(), "r");
   std::string out;
   std::array<char, 4096> buf;
@@ -89,11 +89,11 @@ class SlurmFleet : public ::testing::Test {
   std::string env() const {
     return "SLURM_CONF=" + conf_ + " TRAINIMG_HOST_BUNDLE_DIR=" + bundles_.string() + " ";
   }
-  Run slurm(const std::string& cmd) const { return sh("SLURM_CONF=" + conf_ + " " + cmd + " 2>&1"); }
-  Run trainimg(const std::string& args) const { return sh(env() + TRAINIMG_BIN + " " + args + " 2>&1"); }
+  CmdRun slurm(const std::string& cmd) const { return sh("SLURM_CONF=" + conf_ + " " + cmd + " 2>&1"); }
+  CmdRun trainimg(const std::string& args) const { return sh(env() + TRAINIMG_BIN + " " + args + " 2>&1"); }
   void wait_idle(int n) const {
     for (int i = 0; i < 100; ++i) {
-      Run r = slurm("sinfo -h -N -o %T");
+      CmdRun r = slurm("sinfo -h -N -o %T");
       int idle = 0;
       std::istringstream in(r.out);
       for (std::string l; std::getline(in, l);) idle += l == "idle";
@@ -113,7 +113,7 @@ class SlurmFleet : public ::testing::Test {
 
 TEST_F(SlurmFleet, FleetCheckThroughSrunTableJsonJunit) {
   auto t0 = std::chrono::steady_clock::now();
-  Run text = trainimg("fleet check --nodes node[1-3] --timeout 20 --expect " + std::string(kP6));
+  CmdRun text = trainimg("fleet check --nodes node[1-3] --timeout 20 --expect " + std::string(kP6));
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::cerr << "fleet check on the 3-node cluster: " << secs << " s\n";
   EXPECT_EQ(text.rc, 1) << text.out;
@@ -128,7 +128,7 @@ TEST_F(SlurmFleet, FleetCheckThroughSrunTableJsonJunit) {
       << text.out;  // the healthy node's row, last
   EXPECT_NE(text.out.find("3 nodes, 2 failing"), std::string::npos) << text.out;
 
-  Run json = trainimg("fleet check -w node[1-3] --timeout 20 --format json --expect " + std::string(kP6));
+  CmdRun json = trainimg("fleet check -w node[1-3] --timeout 20 --format json --expect " + std::string(kP6));
   EXPECT_EQ(json.rc, 1);
   auto j = nlohmann::json::parse(json.out.substr(json.out.find('{')));
   EXPECT_EQ(j["schema"], "trainimg.fleet/v1");
@@ -142,7 +142,7 @@ TEST_F(SlurmFleet, FleetCheckThroughSrunTableJsonJunit) {
   EXPECT_TRUE(memlock) << j["nodes"][1].dump(1);
   EXPECT_NE(json.out.find("\"fact\": \"kernel\""), std::string::npos);
 
-  Run junit = trainimg("fleet check -w node[1-3] --timeout 20 --format junit --expect " + std::string(kP6));
+  CmdRun junit = trainimg("fleet check -w node[1-3] --timeout 20 --format junit --expect " + std::string(kP6));
   EXPECT_NE(junit.out.find("<testcase classname=\"trainimg.fleet.node2\" name=\"memlock\">\n      <failure"),
             std::string::npos)
       << junit.out;
@@ -150,7 +150,7 @@ TEST_F(SlurmFleet, FleetCheckThroughSrunTableJsonJunit) {
             std::string::npos);
   // The node list from the partition, and from all of `sinfo -N`.
   for (const char* sel : {"--partition debug ", ""}) {
-    Run all = trainimg(std::string("fleet check ") + sel + "--timeout 20 --format json --expect " + kP6);
+    CmdRun all = trainimg(std::string("fleet check ") + sel + "--timeout 20 --format json --expect " + kP6);
     auto ja = nlohmann::json::parse(all.out.substr(all.out.find('{')));
     EXPECT_EQ(ja["nodes"].size(), 3u) << sel << all.out;
   }
@@ -161,9 +161,9 @@ TEST_F(SlurmFleet, FleetCheckThroughSrunTableJsonJunit) {
 TEST_F(SlurmFleet, DrainNamesTheRuleAndKeepsAnAdministratorsReason) {
   EXPECT_EQ(trainimg("fleet check -w node[1-2] --timeout 20 --expect " + std::string(kP6)).rc, 1);
   EXPECT_EQ(reason("node2"), "none");  // never drains without --drain
-  Run r = trainimg("fleet check -w node[1-2] --timeout 20 --drain --expect " + std::string(kP6));
+  CmdRun r = trainimg("fleet check -w node[1-2] --timeout 20 --drain --expect " + std::string(kP6));
   EXPECT_EQ(r.rc, 1) << r.out;
-  Run sr = slurm("sinfo -R -h -o '%n|%E'");
+  CmdRun sr = slurm("sinfo -R -h -o '%n|%E'");
   EXPECT_NE(sr.out.find("node2|trainimg: memlock: memlock limit is 8192 KiB, expected unlimited"),
             std::string::npos)
       << sr.out;
@@ -172,7 +172,7 @@ TEST_F(SlurmFleet, DrainNamesTheRuleAndKeepsAnAdministratorsReason) {
   // The gate as HealthCheckProgram on node3 drained by an administrator:
   // it fails (kernel) but keeps the admin's reason.
   slurm("scontrol update NodeName=node3 State=DRAIN Reason='hw ticket 42'");
-  Run gate = sh(env() + "SLURMD_NODENAME=node3 TRAINIMG_HOST_PROFILE=/nonexistent " + TRAINIMG_BIN +
+  CmdRun gate = sh(env() + "SLURMD_NODENAME=node3 TRAINIMG_HOST_PROFILE=/nonexistent " + TRAINIMG_BIN +
                 " host check --live --slurm --drain --expect kernel=7.0.0-1014-aws 2>&1");
   EXPECT_EQ(gate.rc, 1) << gate.out;
   EXPECT_NE(gate.out.find(
@@ -187,7 +187,7 @@ TEST_F(SlurmFleet, DrainNamesTheRuleAndKeepsAnAdministratorsReason) {
   // Once node2's failure is gone, the gate resumes it (trainimg drained it).
   fs::copy_file(fs::path(TRAINIMG_SOURCE_DIR) / "tests/fixtures/host/p6-b200/ulimit-l.txt",
                 bundles_ / "node2/ulimit-l.txt", fs::copy_options::overwrite_existing);
-  Run ok = sh(env() + "SLURMD_NODENAME=node2 TRAINIMG_HOST_PROFILE=/nonexistent " + TRAINIMG_BIN +
+  CmdRun ok = sh(env() + "SLURMD_NODENAME=node2 TRAINIMG_HOST_PROFILE=/nonexistent " + TRAINIMG_BIN +
               " host check --live --slurm --drain --expect memlock=yes 2>&1");
   EXPECT_EQ(ok.rc, 0) << ok.out;
   EXPECT_NE(ok.out.find("resumed node2"), std::string::npos) << ok.out;
@@ -214,7 +214,7 @@ TEST_F(SlurmFleet, PrologDrainsTheFailingNodeAndTheJobRunsElsewhere) {
       << "/prolog.$SLURMD_NODENAME.log\n";
   }
   fs::permissions(gate, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
-  Run fail = slurm("srun -N1 -w node2 --immediate=20 -t 1 true");
+  CmdRun fail = slurm("srun -N1 -w node2 --immediate=20 -t 1 true");
   EXPECT_NE(fail.rc, 0) << fail.out;
   std::string why;
   for (int i = 0; i < 30 && why.find("drain") == std::string::npos; ++i) {
@@ -226,7 +226,7 @@ TEST_F(SlurmFleet, PrologDrainsTheFailingNodeAndTheJobRunsElsewhere) {
       << why;
   EXPECT_NE(slurp(fs::path(dir_) / "prolog.node2.log").find("trainimg: memlock:"), std::string::npos);
   // The next job lands on a healthy node and runs.
-  Run ok = slurm("srun -N1 --immediate=20 -t 1 sh -c 'echo ran on $SLURMD_NODENAME'");
+  CmdRun ok = slurm("srun -N1 --immediate=20 -t 1 sh -c 'echo ran on $SLURMD_NODENAME'");
   EXPECT_EQ(ok.rc, 0) << ok.out;
   EXPECT_EQ(ok.out.find("ran on node2"), std::string::npos) << ok.out;
   EXPECT_NE(ok.out.find("ran on node"), std::string::npos) << ok.out;
@@ -240,7 +240,7 @@ TEST_F(SlurmFleet, ANodeWhoseSlurmdIsStoppedIsReportedNotWaitedOn) {
   for (int i = 0; i < 50 && ::kill(pid, 0) == 0; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   auto t0 = std::chrono::steady_clock::now();
-  Run r = trainimg("fleet check -w node[1-3] --timeout 8 --format json");
+  CmdRun r = trainimg("fleet check -w node[1-3] --timeout 8 --format json");
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(secs, 30) << r.out;
   EXPECT_EQ(r.rc, 1) << r.out;
