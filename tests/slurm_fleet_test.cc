@@ -67,8 +67,8 @@ class SlurmFleet : public ::testing::Test {
     auto make = [&](const std::string& node, const std::string& variant) {
       fs::path d = bundles_ / node;
       fs::create_directories(d);
-      fs::copy(fx / "p6-b200", d, fs::copy_options::overwrite_existing);
-      if (!variant.empty()) fs::copy(fx / "variants" / variant, d, fs::copy_options::overwrite_existing);
+      fs::copy(fx / "p6-b200", d, fs::copy_options::overwrite_existing | fs::copy_options::recursive);
+      if (!variant.empty()) fs::copy(fx / "variants" / variant, d, fs::copy_options::overwrite_existing | fs::copy_options::recursive);
     };
     make("node1", "");
     make("node2", "memlock-limited");
@@ -163,7 +163,7 @@ TEST_F(SlurmFleet, DrainNamesTheRuleAndKeepsAnAdministratorsReason) {
   EXPECT_EQ(reason("node2"), "none");  // never drains without --drain
   CmdRun r = trainimg("fleet check -w node[1-2] --timeout 20 --drain --expect " + std::string(kP6));
   EXPECT_EQ(r.rc, 1) << r.out;
-  CmdRun sr = slurm("sinfo -R -h -o '%n|%E'");
+  CmdRun sr = slurm("sinfo -R -h -o '%N|%E'");
   EXPECT_NE(sr.out.find("node2|trainimg: memlock: memlock limit is 8192 KiB, expected unlimited"),
             std::string::npos)
       << sr.out;
