@@ -68,8 +68,11 @@ TEST(CannotTellOnSeedFixture, AProbeThatRanAndFailedIsStillJudged) {
   auto r = check_variant("efa-missing", "");
   EXPECT_THAT(messages(r, "efa-driver"),
               ElementsAre("modinfo efa shows no version (failed: modinfo: ERROR: Module efa not found.)"));
-  for (const auto& f : r.findings)
-    if (f.rule_id == "efa-driver") EXPECT_EQ(f.severity, Severity::Error);
+  for (const auto& f : r.findings) {
+    if (f.rule_id == "efa-driver") {
+      EXPECT_EQ(f.severity, Severity::Error);
+    }
+  }
 }
 
 TEST(CannotTellOnSeedFixture, NearMissAbsentWithoutExpectationIsOnlyInfo) {
