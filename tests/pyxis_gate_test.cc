@@ -53,7 +53,8 @@ class PyxisGate : public ::testing::Test {
   void cc(const fs::path& out, const std::string& source, const std::string& flags) {
     fs::create_directories(out.parent_path());
     put(t_ / "src.c", source);
-    std::string cmd = "gcc -shared -fPIC -o '" + out.string() + "' '" + (t_ / "src.c").string() + "' " + flags;
+    std::string cmd =
+        "gcc -shared -fPIC -o '" + out.string() + "' '" + (t_ / "src.c").string() + "' " + flags;
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   }
   // An NGC-like image with the seed 002 EFA stack (as tests/inspect_cli_test.cc
@@ -70,7 +71,8 @@ class PyxisGate : public ::testing::Test {
        "int ncclNetPlugin_v8 = 1; int ncclNetPlugin_v9 = 1;\n"
        "__attribute__((used)) static const char s[] = \"NET/OFI Initializing aws-ofi-nccl 1.21.1\";\n",
        "-Wl,-soname,libnccl-net-ofi.so '-Wl,-rpath,/opt/amazon/efa/lib' -Wl,--enable-new-dtags");
-    cc(root / "usr/lib/x86_64-linux-gnu/libnccl.so.2.30.7", "int ncclGetVersion = 1;\n", "-Wl,-soname,libnccl.so.2");
+    cc(root / "usr/lib/x86_64-linux-gnu/libnccl.so.2.30.7", "int ncclGetVersion = 1;\n",
+       "-Wl,-soname,libnccl.so.2");
     fs::create_symlink("libnccl.so.2.30.7", root / "usr/lib/x86_64-linux-gnu/libnccl.so.2");
     put(root / "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
     put(root / "etc/ld.so.conf.d/efa.conf", "/opt/amazon/efa/lib\n");
@@ -123,7 +125,8 @@ TEST_F(PyxisGate, AMatchingImageRunsAndReleaseTwiceIsFine) {
   EXPECT_FALSE(fs::exists(sqsh()));
   // The verdict is cached by image digest and host stack: one entry, reused.
   int entries = 0;
-  for (const auto& e : fs::directory_iterator(t_ / "rt/trainimg-preflight")) entries += e.path().extension() == ".json";
+  for (const auto& e : fs::directory_iterator(t_ / "rt/trainimg-preflight"))
+    entries += e.path().extension() == ".json";
   EXPECT_EQ(entries, 1);
   EXPECT_EQ(importer(env(), "get oci:" + (t_ / "match.oci").string()).rc, 0);
 }
@@ -157,7 +160,7 @@ TEST_F(PyxisGate, PolicyWarnAndOffLetTheJobRun) {
 
 TEST_F(PyxisGate, NoHostProfileIsCannotTellAndTheJobRuns) {
   CmdRun r = importer(env("TRAINIMG_HOST_PROFILE=" + (t_ / "none.json").string()),
-                   "get oci:" + (t_ / "mismatch.oci").string());
+                      "get oci:" + (t_ / "mismatch.oci").string());
   EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out, sqsh() + "\n");
   EXPECT_NE(r.err.find("trainimg: preflight: cannot tell: no host profile at " + (t_ / "none.json").string()),

@@ -68,7 +68,9 @@ class SlurmFleet : public ::testing::Test {
       fs::path d = bundles_ / node;
       fs::create_directories(d);
       fs::copy(fx / "p6-b200", d, fs::copy_options::overwrite_existing | fs::copy_options::recursive);
-      if (!variant.empty()) fs::copy(fx / "variants" / variant, d, fs::copy_options::overwrite_existing | fs::copy_options::recursive);
+      if (!variant.empty())
+        fs::copy(fx / "variants" / variant, d,
+                 fs::copy_options::overwrite_existing | fs::copy_options::recursive);
     };
     make("node1", "");
     make("node2", "memlock-limited");
@@ -142,7 +144,8 @@ TEST_F(SlurmFleet, FleetCheckThroughSrunTableJsonJunit) {
   EXPECT_TRUE(memlock) << j["nodes"][1].dump(1);
   EXPECT_NE(json.out.find("\"fact\": \"kernel\""), std::string::npos);
 
-  CmdRun junit = trainimg("fleet check -w node[1-3] --timeout 20 --format junit --expect " + std::string(kP6));
+  CmdRun junit =
+      trainimg("fleet check -w node[1-3] --timeout 20 --format junit --expect " + std::string(kP6));
   EXPECT_NE(junit.out.find("<testcase classname=\"trainimg.fleet.node2\" name=\"memlock\">\n      <failure"),
             std::string::npos)
       << junit.out;
@@ -173,7 +176,7 @@ TEST_F(SlurmFleet, DrainNamesTheRuleAndKeepsAnAdministratorsReason) {
   // it fails (kernel) but keeps the admin's reason.
   slurm("scontrol update NodeName=node3 State=DRAIN Reason='hw ticket 42'");
   CmdRun gate = sh(env() + "SLURMD_NODENAME=node3 TRAINIMG_HOST_PROFILE=/nonexistent " + TRAINIMG_BIN +
-                " host check --live --slurm --drain --expect kernel=7.0.0-1014-aws 2>&1");
+                   " host check --live --slurm --drain --expect kernel=7.0.0-1014-aws 2>&1");
   EXPECT_EQ(gate.rc, 1) << gate.out;
   EXPECT_NE(gate.out.find(
                 "trainimg: kernel-changed: running kernel 7.0.0-1020-aws ≠ the AMI kernel 7.0.0-1014-aws"),
@@ -188,7 +191,7 @@ TEST_F(SlurmFleet, DrainNamesTheRuleAndKeepsAnAdministratorsReason) {
   fs::copy_file(fs::path(TRAINIMG_SOURCE_DIR) / "tests/fixtures/host/p6-b200/ulimit-l.txt",
                 bundles_ / "node2/ulimit-l.txt", fs::copy_options::overwrite_existing);
   CmdRun ok = sh(env() + "SLURMD_NODENAME=node2 TRAINIMG_HOST_PROFILE=/nonexistent " + TRAINIMG_BIN +
-              " host check --live --slurm --drain --expect memlock=yes 2>&1");
+                 " host check --live --slurm --drain --expect memlock=yes 2>&1");
   EXPECT_EQ(ok.rc, 0) << ok.out;
   EXPECT_NE(ok.out.find("resumed node2"), std::string::npos) << ok.out;
   EXPECT_EQ(reason("node2"), "none");
