@@ -113,7 +113,22 @@ class SlurmFleet : public ::testing::Test {
   static inline fs::path bundles_;
 };
 
-TEST_F(SlurmFleet, FleetCheckThroughSrunTableJsonJunit) {
+// One ctest test for the whole cluster (ctest runs tests in parallel; these
+// share three nodes): the scenarios run in order, each from three idle nodes.
+class SlurmFleetScenarios : public SlurmFleet {
+ protected:
+  void FleetCheckThroughSrunTableJsonJunit();
+  void DrainNamesTheRuleAndKeepsAnAdministratorsReason();
+  void PrologDrainsTheFailingNodeAndTheJobRunsElsewhere();
+  void ANodeWhoseSlurmdIsStoppedIsReportedNotWaitedOn();
+  void reset() {
+    fs::remove(fs::path(dir_) / "prolog.d/gate");
+    slurm("scontrol update NodeName=node[1-3] State=RESUME >/dev/null 2>&1");
+    wait_idle(3);
+  }
+};
+
+void SlurmFleetScenarios::FleetCheckThroughSrunTableJsonJunit() {
   auto t0 = std::chrono::steady_clock::now();
   CmdRun text = trainimg("fleet check --nodes node[1-3] --timeout 20 --expect " + std::string(kP6));
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -161,7 +176,7 @@ TEST_F(SlurmFleet, FleetCheckThroughSrunTableJsonJunit) {
   EXPECT_EQ(trainimg("fleet check -w node1 --timeout 20 --expect " + std::string(kP6)).rc, 0);
 }
 
-TEST_F(SlurmFleet, DrainNamesTheRuleAndKeepsAnAdministratorsReason) {
+void SlurmFleetScenarios::DrainNamesTheRuleAndKeepsAnAdministratorsReason() {
   EXPECT_EQ(trainimg("fleet check -w node[1-2] --timeout 20 --expect " + std::string(kP6)).rc, 1);
   EXPECT_EQ(reason("node2"), "none");  // never drains without --drain
   CmdRun r = trainimg("fleet check -w node[1-2] --timeout 20 --drain --expect " + std::string(kP6));
@@ -205,7 +220,7 @@ TEST_F(SlurmFleet, DrainNamesTheRuleAndKeepsAnAdministratorsReason) {
                 bundles_ / "node2/ulimit-l.txt", fs::copy_options::overwrite_existing);
 }
 
-TEST_F(SlurmFleet, PrologDrainsTheFailingNodeAndTheJobRunsElsewhere) {
+void SlurmFleetScenarios::PrologDrainsTheFailingNodeAndTheJobRunsElsewhere() {
   // The site's prolog wrapper (docs/slurm.md): a Prolog gets only SLURM_*
   // variables, so it sets PATH, SLURM_CONF and the bundle directory itself.
   fs::path gate = fs::path(dir_) / "prolog.d/gate";
@@ -236,7 +251,7 @@ TEST_F(SlurmFleet, PrologDrainsTheFailingNodeAndTheJobRunsElsewhere) {
   fs::remove(gate);
 }
 
-TEST_F(SlurmFleet, ANodeWhoseSlurmdIsStoppedIsReportedNotWaitedOn) {
+void SlurmFleetScenarios::ANodeWhoseSlurmdIsStoppedIsReportedNotWaitedOn() {
   std::string pidfile = dir_ + "/slurmd.node3.pid";
   pid_t pid = std::stoi(slurp(pidfile));
   ASSERT_EQ(::kill(pid, SIGTERM), 0);
@@ -256,6 +271,29 @@ TEST_F(SlurmFleet, ANodeWhoseSlurmdIsStoppedIsReportedNotWaitedOn) {
   ASSERT_EQ(slurm("/usr/sbin/slurmd -N node3").rc, 0);
   slurm("scontrol update NodeName=node3 State=RESUME");
   wait_idle(3);
+}
+
+TEST_F(SlurmFleetScenarios, FleetCheckDrainPrologAndDeadNodeOnARealCluster) {
+  {
+    SCOPED_TRACE("FleetCheckThroughSrunTableJsonJunit");
+    FleetCheckThroughSrunTableJsonJunit();
+  }
+  reset();
+  {
+    SCOPED_TRACE("DrainNamesTheRuleAndKeepsAnAdministratorsReason");
+    DrainNamesTheRuleAndKeepsAnAdministratorsReason();
+  }
+  reset();
+  {
+    SCOPED_TRACE("PrologDrainsTheFailingNodeAndTheJobRunsElsewhere");
+    PrologDrainsTheFailingNodeAndTheJobRunsElsewhere();
+  }
+  reset();
+  {
+    SCOPED_TRACE("ANodeWhoseSlurmdIsStoppedIsReportedNotWaitedOn");
+    ANodeWhoseSlurmdIsStoppedIsReportedNotWaitedOn();
+  }
+  reset();
 }
 
 }  // namespace
