@@ -15,6 +15,8 @@ stop() {
   for f in "$dir"/slurmd.node*.pid "$dir"/slurmctld.pid "$dir"/munged.pid; do
     [[ -f $f ]] || continue
     pid=$(cat "$f")
+    # Only our daemons: a stale pid file must never kill another process.
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE "munged .*$dir|slurmctld|slurmd -N" || continue
     kill "$pid" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   done
