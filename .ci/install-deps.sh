@@ -12,6 +12,8 @@ pkgs=(
   # real tools the tests compare against
   squashfs-tools squashfs-tools-ng squashfuse fuse3 skopeo docker.io zstd python3 busybox-static
   gzip xz-utils tar file binutils curl dash ca-certificates
+  # a real Slurm cluster on this machine (.ci/start-slurm.sh)
+  slurmctld slurmd slurm-client munge
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -6,9 +6,14 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <fstream>
 
 #include "builder/import.h"
+#include "common/atomic_file.h"
 #include "common/error.h"
+#include "inspect/host/profile.h"
+#include "inspect/inspect.h"
+#include "inspect/sources/digest.h"
 
 namespace trainimg::builder {
 
@@ -47,7 +52,9 @@ std::string pyxis_sqsh_path(const PyxisEnv& env) {
       .string();
 }
 
-std::string pyxis_get(const std::string& uri, const PyxisEnv& env) {
+namespace {
+
+std::string import_step(const std::string& uri, const PyxisEnv& env, nlohmann::ordered_json* sidecar) {
   if (uri.starts_with("docker://") || uri.starts_with("podman://"))
     throw Error(uri, "registries are not supported by trainimg import yet",
                 "pull the image into the local daemon first and use dockerd://IMAGE");
@@ -65,8 +72,111 @@ std::string pyxis_get(const std::string& uri, const PyxisEnv& env) {
   o.block_size = 1u << 20;
   o.force = true;     // a retried step replaces its own file, atomically
   o.inspect = false;  // the job is waiting; `trainimg inspect` is for the image's author
-  import_image(o);
+  ImportResult r = import_image(o);
+  if (sidecar) *sidecar = r.sidecar;
   return path;
+}
+
+using Json = nlohmann::ordered_json;
+
+// The image's findings against `e`: from the cache when this image (by
+// digest) was judged for this host stack before, else one inspection of the
+// published .sqsh, then cached. Sources without a digest (dir:) are read.
+Json image_findings(const std::string& sqsh, const Json& sidecar, const inspect::Expectations& e,
+                    const std::string& cache_dir) {
+  std::string digest;
+  for (const char* k : {"image_digest", "config_digest"})
+    if (sidecar.contains(k) && sidecar[k].is_string()) {
+      digest = sidecar[k].get<std::string>();
+      break;
+    }
+  std::string key;
+  if (!digest.empty())
+    key =
+        inspect::sha256_digest(digest + "|" + e.efa_installer.value_or("") + "|" + e.libfabric.value_or("") +
+                               "|" + e.aws_ofi_nccl.value_or("") + "|" + e.cuda_driver.value_or(""))
+            .substr(7);
+  std::string cached = cache_dir + "/" + key + ".json";
+  if (!key.empty()) {
+    std::ifstream in(cached);
+    if (in) {
+      try {
+        Json j = Json::parse(in);
+        if (j.value("image_digest", "") == digest && j.contains("findings")) return j["findings"];
+      } catch (const std::exception&) {  // a damaged cache entry is re-made
+      }
+    }
+  }
+  Report rep = inspect::inspect_image("sqsh:" + sqsh, e);
+  Json findings = Json::array();
+  for (const auto& d : rep.findings)
+    findings.push_back(
+        {{"rule", d.rule_id}, {"severity", std::string(to_string(d.severity))}, {"message", d.message}});
+  if (!key.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(cache_dir, ec);
+    try {
+      write_file_atomic(cached, Json{{"image_digest", digest}, {"findings", findings}}.dump(2) + "\n");
+    } catch (const Error&) {  // no cache is slower, not wrong
+    }
+  }
+  return findings;
+}
+
+}  // namespace
+
+std::string pyxis_get(const std::string& uri, const PyxisEnv& env) {
+  return import_step(uri, env, nullptr);
+}
+
+PreflightOptions preflight_options(const std::function<const char*(const char*)>& getenv,
+                                   const PyxisEnv& env) {
+  PreflightOptions o;
+  const char* p = getenv("TRAINIMG_PREFLIGHT");
+  if (p && *p) o.policy = p;
+  if (o.policy != "error" && o.policy != "warn" && o.policy != "off")
+    throw Error("TRAINIMG_PREFLIGHT", "'" + o.policy + "' is not error, warn or off",
+                "set it in the importer wrapper that plugstack.conf names");
+  const char* h = getenv("TRAINIMG_HOST_PROFILE");
+  o.host_profile = h && *h ? h : "/run/trainimg/host.json";
+  const char* c = getenv("TRAINIMG_PREFLIGHT_CACHE");
+  o.cache_dir = c && *c ? c : env.runtime_path + "/trainimg-preflight";
+  return o;
+}
+
+std::string pyxis_get(const std::string& uri, const PyxisEnv& env, const PreflightOptions& o,
+                      std::string& notes) {
+  Json sidecar;
+  std::string path = import_step(uri, env, &sidecar);
+  if (o.policy == "off") return path;
+  struct stat st;
+  if (::stat(o.host_profile.c_str(), &st) != 0) {
+    notes += "trainimg: preflight: cannot tell: no host profile at " + o.host_profile +
+             " (write it at boot: trainimg host capture -o " + o.host_profile + "); the job runs\n";
+    return path;
+  }
+  host::HostProfile hp = host::read_profile(o.host_profile);
+  inspect::Expectations e = inspect::expectations_from_host(hp, o.host_profile);
+  Json findings = image_findings(path, sidecar, e, o.cache_dir);
+  std::string errors;
+  for (const auto& f : findings) {
+    std::string line = "trainimg: " + f.value("rule", "") + ": " + f.value("message", "") + "\n";
+    std::string sev = f.value("severity", "");
+    if (sev == "error")
+      errors += line;
+    else if (sev == "warning")
+      notes += line;
+  }
+  if (errors.empty()) return path;
+  std::string head = "trainimg: preflight: image " + uri + " does not match node " +
+                     (hp.hostname.empty() ? o.host_profile : hp.hostname) + " (" + o.host_profile + ")\n";
+  if (o.policy == "warn") {
+    notes += head + errors + "trainimg: preflight: TRAINIMG_PREFLIGHT=warn: the job runs\n";
+    return path;
+  }
+  pyxis_release(env);
+  throw PreflightRefused{head + errors +
+                         "trainimg: preflight: job step refused (TRAINIMG_PREFLIGHT=error)\n"};
 }
 
 void pyxis_release(const PyxisEnv& env) {

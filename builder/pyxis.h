@@ -31,12 +31,38 @@ PyxisEnv pyxis_env(const std::function<const char*(const char*)>& getenv);
 /// The per-step squashfs path (absolute when runtime_path is).
 std::string pyxis_sqsh_path(const PyxisEnv& env);
 
+/// The image gate at job start (issue 12): the image against this node.
+struct PreflightOptions {
+  std::string policy = "error";  ///< TRAINIMG_PREFLIGHT: error (refuse), warn (report, run), off
+  std::string host_profile;      ///< TRAINIMG_HOST_PROFILE, default /run/trainimg/host.json
+  std::string cache_dir;  ///< TRAINIMG_PREFLIGHT_CACHE, default ${PYXIS_RUNTIME_PATH}/trainimg-preflight
+};
+/// From the environment; throws Error for a TRAINIMG_PREFLIGHT other than
+/// error|warn|off.
+PreflightOptions preflight_options(const std::function<const char*(const char*)>& getenv,
+                                   const PyxisEnv& env);
+
+/// Thrown by pyxis_get when the gate refuses the image: the report (every
+/// error finding, "trainimg: RULE: MESSAGE" lines) for Pyxis to show.
+struct PreflightRefused {
+  std::string report;
+};
+
 /// Imports `uri` (dockerd://, docker-archive:, oci:, dir:) to the step's
 /// path with zstd level 3 and 1 MiB blocks (Pyxis's caching importer
 /// settings), replacing a previous file atomically; creates the user
 /// directory 0700. Returns the path. Throws Error (docker:// registries
 /// are refused with a hint).
 std::string pyxis_get(const std::string& uri, const PyxisEnv& env);
+/// pyxis_get, then the gate: the image's findings against the node's host
+/// profile (inspect --host), cached under the cache directory by image
+/// digest and the host's EFA/libfabric/aws-ofi-nccl/CUDA versions, so an
+/// image is read once per node type, not per job. `notes` receives what
+/// goes to stderr when the job runs ("cannot tell", warnings). Throws
+/// PreflightRefused (after removing the step's files) on an error finding
+/// with policy error.
+std::string pyxis_get(const std::string& uri, const PyxisEnv& env, const PreflightOptions& o,
+                      std::string& notes);
 
 /// Removes the step's .sqsh and its sidecar; nothing to remove is fine.
 /// Throws Error only when a file exists and cannot be removed.

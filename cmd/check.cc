@@ -50,7 +50,8 @@ void setup_nccl_log(CLI::App& sub, Runner& run) {
     parse_fail_on(c->fail_on);
     SourceFile src = SourceFile::read(c->file);
     NcclLog log = parse_nccl_log(src.text());
-    CheckOutput out = check_nccl_log(log, src.text(), c->file, *nics > 0 ? std::optional<int>(*nics) : std::nullopt);
+    CheckOutput out =
+        check_nccl_log(log, src.text(), c->file, *nics > 0 ? std::optional<int>(*nics) : std::nullopt);
     Report r;
     r.kind = "nccl-log";
     r.rules = {nccl_log_rule()};
@@ -63,8 +64,9 @@ void setup_nccl_tests(CLI::App& sub, Runner& run) {
   auto baseline = std::make_shared<double>(0);
   auto ratio = std::make_shared<double>(0.9);
   add_common(sub, *c, "nccl-tests output (all_reduce_perf and friends, '-' = stdin)");
-  sub.add_option("--baseline-busbw", *baseline, "Reference busbw in GB/s at the largest size (seed 000: 711 on P6-B200)");
-  sub.add_option("--min-ratio", *ratio, "Warn below this fraction of the baseline (default 0.9)");
+  sub.add_option("--baseline-busbw", *baseline,
+                 "Reference busbw in GB/s at the largest size (seed 000: 711 on P6-B200)");
+  sub.add_option("--min-ratio", *ratio, "Fail (error) below this fraction of the baseline (default 0.9)");
   run = [c, baseline, ratio] {
     Format fmt = parse_format(c->format);
     parse_fail_on(c->fail_on);
@@ -72,8 +74,8 @@ void setup_nccl_tests(CLI::App& sub, Runner& run) {
     if (!(*ratio > 0 && *ratio <= 1)) throw Error("--min-ratio", "must be in (0, 1]");
     SourceFile src = SourceFile::read(c->file);
     NcclTests t = parse_nccl_tests(src.text(), c->file);
-    CheckOutput out = check_nccl_tests(t, src.text(), c->file,
-                                       *baseline > 0 ? std::optional<double>(*baseline) : std::nullopt, *ratio);
+    CheckOutput out = check_nccl_tests(
+        t, src.text(), c->file, *baseline > 0 ? std::optional<double>(*baseline) : std::nullopt, *ratio);
     Report r;
     r.kind = "nccl-tests";
     r.rules = {nccl_tests_rule()};
@@ -86,9 +88,11 @@ void setup_nccl_tests(CLI::App& sub, Runner& run) {
 void setup_check(CLI::App& sub, Runner& run) {
   sub.require_subcommand(1, 1);
   auto runners = std::make_shared<std::map<CLI::App*, Runner>>();
-  CLI::App* log = sub.add_subcommand("nccl-log", "Check an NCCL_DEBUG=INFO log: EFA via Libfabric, no Socket fallback, nics");
+  CLI::App* log = sub.add_subcommand(
+      "nccl-log", "Check an NCCL_DEBUG=INFO log: EFA via Libfabric, no Socket fallback, nics");
   setup_nccl_log(*log, (*runners)[log]);
-  CLI::App* tests = sub.add_subcommand("nccl-tests", "Check nccl-tests output: out-of-bounds, #wrong, busbw vs baseline");
+  CLI::App* tests =
+      sub.add_subcommand("nccl-tests", "Check nccl-tests output: out-of-bounds, #wrong, busbw vs baseline");
   setup_nccl_tests(*tests, (*runners)[tests]);
   run = [&sub, runners] {
     for (CLI::App* child : sub.get_subcommands()) return (*runners)[child]();

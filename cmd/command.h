@@ -29,5 +29,6 @@ void setup_check(CLI::App& sub, Runner& run);
 void setup_gds(CLI::App& sub, Runner& run);
 void setup_import(CLI::App& sub, Runner& run);
 void setup_pyxis_importer(CLI::App& sub, Runner& run);
+void setup_fleet(CLI::App& sub, Runner& run);
 
 }  // namespace trainimg::cmd

@@ -28,6 +28,7 @@ const Command kCommands[] = {
     {"gds", "Check GPUDirect Storage over EFA: gds check (seed 004)", setup_gds},
     {"import", "Import an image into an enroot-compatible .sqsh, streamed and published atomically", setup_import},
     {"pyxis-importer", "Pyxis importer= plug-in: pyxis-importer get URI | release", setup_pyxis_importer},
+    {"fleet", "Check every Slurm node through srun (or a directory of profiles): fleet check", setup_fleet},
 };
 
 }  // namespace

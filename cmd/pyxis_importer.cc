@@ -22,8 +22,14 @@ void setup_pyxis_importer(CLI::App& sub, Runner& run) {
     auto env = builder::pyxis_env([](const char* name) { return std::getenv(name); });
     if (get->parsed()) {
       try {
-        std::string path = builder::pyxis_get(*uri, env);
+        auto pre = builder::preflight_options([](const char* name) { return std::getenv(name); }, env);
+        std::string notes;
+        std::string path = builder::pyxis_get(*uri, env, pre, notes);
+        std::cerr << notes;
         std::cout << path << std::endl;
+      } catch (const builder::PreflightRefused& r) {
+        std::cerr << r.report;
+        return int(kExitFindings);
       } catch (const builder::Interrupted& e) {
         std::cerr << render_diagnostic(e.diagnostic(), false);
         return 128 + e.signal_number();

@@ -5,6 +5,7 @@
 #include "recipes/lint.h"
 #include "recipes/recipe.h"
 
+#include "inspect/host/fleet.h"
 #include "inspect/host/rules.h"
 
 namespace trainimg::cmd {
@@ -17,6 +18,7 @@ std::vector<RuleInfo> rule_catalogue() {
   add(recipes::recipe_rules());
   add(inspect::image_rules());
   add(host::host_rules());
+  add({host::fleet_drift_rule(), host::node_unreachable_rule()});
   return out;
 }
 

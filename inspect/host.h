@@ -15,4 +15,5 @@
 #include "inspect/host/probes.h"
 #include "inspect/host/profile.h"
 #include "inspect/host/rules.h"
+#include "inspect/host/fleet.h"
 #include "inspect/host/runner.h"

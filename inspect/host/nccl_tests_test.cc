@@ -47,20 +47,22 @@ TEST(NcclTestsOnSeedFixture, OutOfBoundsIsAnError) {
   auto out = run("allreduce-out-of-bounds.txt");
   ASSERT_EQ(out.findings.size(), 1u);
   EXPECT_EQ(located(out.findings)[0],
-            "allreduce-out-of-bounds.txt:44:1: Out of bounds values : 3 (must be 0: a correctness failure regardless of "
+            "allreduce-out-of-bounds.txt:44:1: Out of bounds values : 3 (must be 0: a correctness failure "
+            "regardless of "
             "performance) [nccl-tests]");
 }
 
 TEST(NcclTestsOnSeedFixture, WrongValuesAreAnError) {
   auto out = run("allreduce-wrong.txt");
   ASSERT_EQ(out.findings.size(), 1u);
-  EXPECT_EQ(located(out.findings)[0], "allreduce-wrong.txt:33:1: 2 wrong value(s) at size 1048576 B (#wrong) [nccl-tests]");
+  EXPECT_EQ(located(out.findings)[0],
+            "allreduce-wrong.txt:33:1: 2 wrong value(s) at size 1048576 B (#wrong) [nccl-tests]");
 }
 
-TEST(NcclTestsOnSeedFixture, SlowBusbwIsAWarningWithTheArithmetic) {
+TEST(NcclTestsOnSeedFixture, SlowBusbwBelowTheUsersBaselineIsAnErrorWithTheArithmetic) {
   auto out = run("allreduce-slow.txt");
   ASSERT_EQ(out.findings.size(), 1u);
-  EXPECT_EQ(out.findings[0].severity, Severity::Warning);
+  EXPECT_EQ(out.findings[0].severity, Severity::Error);
   EXPECT_EQ(out.findings[0].message,
             "busbw 541.18 GB/s at 1 GiB is below 0.90 × baseline 711.00 GB/s = 639.90 GB/s (ratio 0.76)");
   EXPECT_THAT(run("allreduce-slow.txt", 711, 0.75).findings, IsEmpty());  // near miss
@@ -70,23 +72,28 @@ TEST(NcclTestsOnSeedFixture, SlowBusbwIsAWarningWithTheArithmetic) {
 TEST(NcclTestsOnSeedFixture, ATruncatedRunIsFlaggedNotRefused) {
   auto out = run("allreduce-truncated.txt");
   ASSERT_EQ(out.findings.size(), 2u);
-  EXPECT_EQ(located(out.findings)[0], "allreduce-truncated.txt:43:1: the last row is cut off: the run did not finish [nccl-tests]");
-  EXPECT_EQ(out.findings[1].message, "no `# Out of bounds values` line: the output is truncated or the run did not finish");
+  EXPECT_EQ(located(out.findings)[0],
+            "allreduce-truncated.txt:43:1: the last row is cut off: the run did not finish [nccl-tests]");
+  EXPECT_EQ(out.findings[1].message,
+            "no `# Out of bounds values` line: the output is truncated or the run did not finish");
 }
 
 TEST(NcclTestsOnSeedFixture, AnExtraColumnIsUnreadableInput) {
-  EXPECT_EQ(error_of("allreduce-extra-column.txt"), "allreduce-extra-column.txt:33:120: row has 14 columns, the header names 13");
+  EXPECT_EQ(error_of("allreduce-extra-column.txt"),
+            "allreduce-extra-column.txt:33:120: row has 14 columns, the header names 13");
 }
 
 TEST(NcclTestsOnSeedFixture, LocalisedNumbersAreUnreadableInput) {
-  EXPECT_EQ(error_of("allreduce-localised.txt"), "allreduce-localised.txt:33:57: number \"20,58\" uses ',' (localised output?)");
+  EXPECT_EQ(error_of("allreduce-localised.txt"),
+            "allreduce-localised.txt:33:57: number \"20,58\" uses ',' (localised output?)");
 }
 
 TEST(NcclTests, NoRowsIsAFinding) {
   std::string text = "# nThread 1 nGpus 1\nmpirun: command not found\n";
   auto out = check_nccl_tests(parse_nccl_tests(text, "f"), text, "f", std::nullopt, 0.9);
   ASSERT_EQ(out.findings.size(), 1u);
-  EXPECT_EQ(out.findings[0].message, "no nccl-tests result rows (no `# size count …` header followed by rows)");
+  EXPECT_EQ(out.findings[0].message,
+            "no nccl-tests result rows (no `# size count …` header followed by rows)");
 }
 
 TEST(Sizes, ParseAndFormatLikeTheSeeds) {

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <ctime>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <thread>
@@ -47,7 +48,8 @@ bool has(const std::vector<std::string>& v, std::string_view x) {
 }
 
 bool says_missing(const ProbeRecord& r) {
-  return r.error.find("No such file") != std::string::npos || r.error.find("cannot access") != std::string::npos;
+  return r.error.find("No such file") != std::string::npos ||
+         r.error.find("cannot access") != std::string::npos;
 }
 
 // What each probe contributes. Runs only for ok probes (and the failed
@@ -198,6 +200,26 @@ const std::map<std::string, Interpreter>& interpreters() {
          r.parsed["efa_nids"] = count;
          r.parsed["up"] = up;
        }},
+      {"mounts.txt",
+       [](ProbeRecord& r, HostProfile& p, const std::string&) {
+         // /proc/mounts: "device mountpoint fstype options 0 0"
+         std::vector<std::string> points;
+         size_t pos = 0;
+         while (pos < r.output.size()) {
+           size_t nl = r.output.find('\n', pos);
+           std::string_view line(r.output.data() + pos,
+                                 (nl == std::string::npos ? r.output.size() : nl) - pos);
+           size_t a = line.find(' '), b = a == std::string_view::npos ? a : line.find(' ', a + 1);
+           if (b != std::string_view::npos) {
+             std::string_view type = line.substr(b + 1, line.find(' ', b + 1) - b - 1);
+             if (type == "lustre") points.emplace_back(line.substr(a + 1, b - a - 1));
+           }
+           if (nl == std::string::npos) break;
+           pos = nl + 1;
+         }
+         p.lustre_mounted = !points.empty();
+         r.parsed["lustre_mounts"] = points;
+       }},
       {"efa-fsx-service.txt",
        [](ProbeRecord& r, HostProfile& p, const std::string&) {
          p.efa_fsx_service = first_line(r.output);
@@ -210,7 +232,8 @@ const std::map<std::string, Interpreter>& interpreters() {
 // Failed probes that still answer their question: a missing /dev/gdrdrv or
 // /opt/dlami/nvme is exactly what those probes look for.
 bool interpret_failed(const std::string& id, const ProbeRecord& r) {
-  return (id == "dev-gdrdrv.txt" || id == "df-nvme.txt") && r.status == ProbeStatus::Failed && says_missing(r);
+  return (id == "dev-gdrdrv.txt" || id == "df-nvme.txt") && r.status == ProbeStatus::Failed &&
+         says_missing(r);
 }
 
 std::string now_utc() {
@@ -232,7 +255,7 @@ const std::vector<ProbeSpec>& probe_specs() {
       for (const auto& d : sbin) v.push_back(d + n);
       return v;
     };
-    return std::vector<ProbeSpec>{
+    std::vector<ProbeSpec> v{
         builtin("hostname.txt", K::Hostname, "hostname"),
         exec("nvidia-smi.csv", {"nvidia-smi", "--query-gpu=index,name,driver_version", "--format=csv"}),
         exec("nvidia-smi.txt", {"nvidia-smi"}),
@@ -249,10 +272,21 @@ const std::vector<ProbeSpec>& probe_specs() {
         exec("uname-r.txt", {"uname", "-r"}),
         exec("apt-mark-showhold.txt", {"apt-mark", "showhold"}),
         exec("lfs-version.txt", {"lfs", "--version"}, {"/usr/bin/lfs", "/usr/sbin/lfs"}),
-        builtin("nvidia-fs-stats.txt", K::ReadFile, "cat /proc/driver/nvidia-fs/stats", "/proc/driver/nvidia-fs/stats"),
+        builtin("nvidia-fs-stats.txt", K::ReadFile, "cat /proc/driver/nvidia-fs/stats",
+                "/proc/driver/nvidia-fs/stats"),
         exec("lnetctl-efa.txt", {"lnetctl", "net", "show", "--net", "efa"}, in_sbin("lnetctl")),
-        exec("efa-fsx-service.txt", {"systemctl", "is-active", "configure-efa-fsx-lustre-client.service"}, {}, true),
+        exec("efa-fsx-service.txt", {"systemctl", "is-active", "configure-efa-fsx-lustre-client.service"}, {},
+             true),
+        builtin("mounts.txt", K::ReadFile, "cat /proc/mounts", "/proc/mounts"),
     };
+    // The node gate's set (docs/slurm.md): files, /proc, /sys and small
+    // tools; never nvidia-smi, fi_info, systemctl, apt-mark, lfs, lnetctl.
+    for (auto& s : v)
+      for (const char* id :
+           {"hostname.txt", "ulimit-l.txt", "uname-r.txt", "infiniband.txt", "lsmod.txt", "dev-gdrdrv.txt",
+            "df-nvme.txt", "mounts.txt", "nvidia-fs-stats.txt", "efa_installed_packages", "modinfo-efa.txt"})
+        if (s.id == id) s.fast = true;
+    return v;
   }();
   return kSpecs;
 }
@@ -270,6 +304,66 @@ void interpret_probes(HostProfile& p) {
       rec.parsed["parse_error"] = e.diagnostic().location() + ": " + e.diagnostic().message;
     }
   }
+}
+
+namespace {
+
+std::vector<ProbeResult> run_specs(ProbeRunner& runner, std::chrono::milliseconds timeout,
+                                   const std::vector<const ProbeSpec*>& specs) {
+  std::vector<ProbeResult> results(specs.size());
+  std::vector<std::jthread> threads;
+  threads.reserve(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i)
+    threads.emplace_back([&, i] {
+      try {
+        results[i] = runner.run(*specs[i], timeout);
+      } catch (const std::exception& e) {  // a runner bug stays this probe's failure
+        results[i].status = ProbeStatus::Failed;
+        results[i].error = e.what();
+      }
+    });
+  threads.clear();  // joins
+  return results;
+}
+
+ProbeRecord record(const ProbeSpec& spec, ProbeResult&& r) {
+  ProbeRecord rec;
+  rec.command = spec.command;
+  rec.status = r.status;
+  rec.exit_code = r.exit_code;
+  rec.output = std::move(r.output);
+  rec.error = std::move(r.error);
+  rec.seconds = r.seconds;
+  return rec;
+}
+
+}  // namespace
+
+std::string current_boot_id() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  std::getline(in, id);
+  return id;
+}
+
+HostProfile refresh_fast(ProbeRunner& runner, std::chrono::milliseconds timeout, const HostProfile& boot,
+                         const std::string& source) {
+  std::vector<const ProbeSpec*> fast;
+  for (const auto& s : probe_specs())
+    if (s.fast) fast.push_back(&s);
+  auto results = run_specs(runner, timeout, fast);
+  HostProfile p;
+  p.captured_at = now_utc();
+  p.source = source;
+  p.boot_id = current_boot_id();
+  for (const auto& [id, rec] : boot.probes) {
+    ProbeRecord r = rec;
+    r.parsed = nlohmann::ordered_json();
+    p.probes[id] = std::move(r);
+  }
+  for (size_t i = 0; i < fast.size(); ++i) p.probes[fast[i]->id] = record(*fast[i], std::move(results[i]));
+  interpret_probes(p);
+  return p;
 }
 
 HostProfile capture(ProbeRunner& runner, std::chrono::milliseconds timeout, const std::string& source) {
@@ -291,6 +385,7 @@ HostProfile capture(ProbeRunner& runner, std::chrono::milliseconds timeout, cons
   HostProfile p;
   p.captured_at = now_utc();
   p.source = source;
+  p.boot_id = current_boot_id();
   for (size_t i = 0; i < specs.size(); ++i) {
     ProbeRecord rec;
     rec.command = specs[i].command;

@@ -21,6 +21,16 @@ const std::vector<ProbeSpec>& probe_specs();
 /// and says why in its record; capture itself only throws on a broken runner.
 HostProfile capture(ProbeRunner& runner, std::chrono::milliseconds timeout, const std::string& source);
 
+/// The node gate's capture: the probes marked fast are run again and
+/// replace their records in `boot` (the boot capture; an empty profile when
+/// there is none), every fact is re-derived from the records. Probes that
+/// are not fast keep the boot capture's evidence.
+HostProfile refresh_fast(ProbeRunner& runner, std::chrono::milliseconds timeout, const HostProfile& boot,
+                         const std::string& source);
+
+/// This boot's id (/proc/sys/kernel/random/boot_id), "" when unreadable.
+std::string current_boot_id();
+
 /// Fills the facts of `p` from its probe records (what capture does after
 /// running them; also used by tests on recorded outputs).
 void interpret_probes(HostProfile& p);

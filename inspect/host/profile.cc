@@ -51,6 +51,7 @@ const FactField kFacts[] = {
     {"kernel_held", &HostProfile::kernel_held},
     {"lustre_version", &HostProfile::lustre_version},
     {"lustre_module_loaded", &HostProfile::lustre_module_loaded},
+    {"lustre_mounted", &HostProfile::lustre_mounted},
     {"nvidia_fs_loaded", &HostProfile::nvidia_fs_loaded},
     {"nvidia_fs_version", &HostProfile::nvidia_fs_version},
     {"lnet_efa_count", &HostProfile::lnet_efa_count},
@@ -67,8 +68,10 @@ Json fact_json(const HostProfile& p, const FactField& f) {
   return std::visit(
       [&p](auto m) -> Json {
         using M = decltype(m);
-        if constexpr (std::is_same_v<M, ListField>) return Json(p.*m);
-        else return opt_json(p.*m);
+        if constexpr (std::is_same_v<M, ListField>)
+          return Json(p.*m);
+        else
+          return opt_json(p.*m);
       },
       f.member);
 }
@@ -84,8 +87,8 @@ size_t locate(std::string_view text, const std::vector<std::string>& keys) {
     size_t at = text.find(quoted, pos);
     while (at != std::string_view::npos) {
       size_t after = at + quoted.size();
-      while (after < text.size() && (text[after] == ' ' || text[after] == '\t' || text[after] == '\n' ||
-                                     text[after] == '\r'))
+      while (after < text.size() &&
+             (text[after] == ' ' || text[after] == '\t' || text[after] == '\n' || text[after] == '\r'))
         ++after;
       if (after < text.size() && text[after] == ':') break;
       at = text.find(quoted, at + 1);
@@ -143,10 +146,14 @@ class Reader {
     auto it = obj.find(path.back());
     if (it == obj.end() || it->is_null()) return std::nullopt;
     bool ok;
-    if constexpr (std::is_same_v<T, std::string>) ok = it->is_string();
-    else if constexpr (std::is_same_v<T, bool>) ok = it->is_boolean();
-    else if constexpr (std::is_same_v<T, int>) ok = it->is_number_integer();
-    else ok = it->is_number();
+    if constexpr (std::is_same_v<T, std::string>)
+      ok = it->is_string();
+    else if constexpr (std::is_same_v<T, bool>)
+      ok = it->is_boolean();
+    else if constexpr (std::is_same_v<T, int>)
+      ok = it->is_number_integer();
+    else
+      ok = it->is_number();
     if (!ok) fail(path, "\"" + path.back() + "\" must be " + type + ", not " + it->type_name());
     return it->template get<T>();
   }
@@ -155,9 +162,11 @@ class Reader {
     std::vector<std::string> out;
     auto it = obj.find(path.back());
     if (it == obj.end() || it->is_null()) return out;
-    if (!it->is_array()) fail(path, "\"" + path.back() + "\" must be an array of strings, not " + it->type_name());
+    if (!it->is_array())
+      fail(path, "\"" + path.back() + "\" must be an array of strings, not " + it->type_name());
     for (const auto& v : *it) {
-      if (!v.is_string()) fail(path, "\"" + path.back() + "\" must hold only strings, found " + v.type_name());
+      if (!v.is_string())
+        fail(path, "\"" + path.back() + "\" must hold only strings, found " + v.type_name());
       out.push_back(v.get<std::string>());
     }
     return out;
@@ -200,6 +209,7 @@ nlohmann::ordered_json to_json(const HostProfile& p) {
   j["hostname"] = p.hostname;
   j["captured_at"] = p.captured_at;
   j["source"] = p.source;
+  j["boot_id"] = p.boot_id;
   Json facts = Json::object();
   for (const auto& f : kFacts) facts[f.name] = fact_json(p, f);
   Json gpus = Json::array();
@@ -241,37 +251,46 @@ HostProfile parse_profile(std::string_view text, const std::string& file) {
   }
   auto schema = rd.get<std::string>(j, {"schema"}, "a string");
   if (!schema)
-    throw Error(file, "not a host profile: no \"schema\" field (expected \"" + std::string(kProfileSchema) + "\")",
+    throw Error(file,
+                "not a host profile: no \"schema\" field (expected \"" + std::string(kProfileSchema) + "\")",
                 "write one with: trainimg host capture -o HOST.json");
   if (*schema != kProfileSchema)
-    rd.fail({"schema"}, "unsupported profile schema \"" + *schema + "\" (this trainimg reads \"" +
-                            std::string(kProfileSchema) + "\")",
+    rd.fail({"schema"},
+            "unsupported profile schema \"" + *schema + "\" (this trainimg reads \"" +
+                std::string(kProfileSchema) + "\")",
             "re-capture the profile with this trainimg version");
   HostProfile p;
   p.hostname = rd.get<std::string>(j, {"hostname"}, "a string").value_or("");
   p.captured_at = rd.get<std::string>(j, {"captured_at"}, "a string").value_or("");
   p.source = rd.get<std::string>(j, {"source"}, "a string").value_or("");
+  p.boot_id = rd.get<std::string>(j, {"boot_id"}, "a string").value_or("");
   const Json& facts = rd.object(j, {"facts"});
   for (const auto& f : kFacts) {
     std::vector<std::string> path = {"facts", f.name};
     std::visit(
         [&](auto m) {
           using M = decltype(m);
-          if constexpr (std::is_same_v<M, StrField>) p.*m = rd.get<std::string>(facts, path, "a string");
-          else if constexpr (std::is_same_v<M, IntField>) p.*m = rd.get<int>(facts, path, "an integer");
-          else if constexpr (std::is_same_v<M, BoolField>) p.*m = rd.get<bool>(facts, path, "true or false");
-          else p.*m = rd.get_list(facts, path);
+          if constexpr (std::is_same_v<M, StrField>)
+            p.*m = rd.get<std::string>(facts, path, "a string");
+          else if constexpr (std::is_same_v<M, IntField>)
+            p.*m = rd.get<int>(facts, path, "an integer");
+          else if constexpr (std::is_same_v<M, BoolField>)
+            p.*m = rd.get<bool>(facts, path, "true or false");
+          else
+            p.*m = rd.get_list(facts, path);
         },
         f.member);
   }
   if (auto it = facts.find("gpus"); it != facts.end() && !it->is_null()) {
-    if (!it->is_array()) rd.fail({"facts", "gpus"}, std::string("\"gpus\" must be an array, not ") + it->type_name());
+    if (!it->is_array())
+      rd.fail({"facts", "gpus"}, std::string("\"gpus\" must be an array, not ") + it->type_name());
     for (const auto& g : *it) {
       if (!g.is_object()) rd.fail({"facts", "gpus"}, "each entry of \"gpus\" must be an object");
       Gpu gpu;
       gpu.index = rd.get<int>(g, {"facts", "gpus", "index"}, "an integer").value_or(0);
       gpu.name = rd.get<std::string>(g, {"facts", "gpus", "name"}, "a string").value_or("");
-      gpu.driver_version = rd.get<std::string>(g, {"facts", "gpus", "driver_version"}, "a string").value_or("");
+      gpu.driver_version =
+          rd.get<std::string>(g, {"facts", "gpus", "driver_version"}, "a string").value_or("");
       p.gpus.push_back(std::move(gpu));
     }
   }

@@ -6,12 +6,11 @@
 #pragma once
 
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace trainimg::host {
 
@@ -46,6 +45,7 @@ struct HostProfile {
   std::string hostname;
   std::string captured_at;  ///< UTC, ISO 8601
   std::string source;       ///< "live" or "bundle:DIR"
+  std::string boot_id;      ///< /proc/sys/kernel/random/boot_id at capture ("" unknown)
 
   // --- facts (seed 000 "Validated environment" rows) ---
   std::optional<std::string> kernel;               ///< uname -r
@@ -54,33 +54,34 @@ struct HostProfile {
   std::optional<std::string> gpu_model;            ///< e.g. "NVIDIA B200" (first GPU)
   std::optional<int> gpu_count;
   std::vector<Gpu> gpus;
-  std::optional<std::string> fabric_manager;       ///< systemctl is-active output
-  std::optional<std::string> efa_driver_version;   ///< modinfo efa
+  std::optional<std::string> fabric_manager;      ///< systemctl is-active output
+  std::optional<std::string> efa_driver_version;  ///< modinfo efa
   std::optional<std::string> efa_installer_version;
   std::optional<std::string> libfabric_version;
-  std::optional<std::string> ofi_nccl_version;     ///< aws-ofi-nccl
+  std::optional<std::string> ofi_nccl_version;  ///< aws-ofi-nccl
   std::optional<std::string> openmpi4_version;
   std::optional<std::string> openmpi5_version;
   std::optional<std::string> pmix_version;
-  std::optional<int> efa_device_count;             ///< rdmap* under /sys/class/infiniband
-  std::vector<std::string> infiniband_devices;     ///< every name listed there
+  std::optional<int> efa_device_count;          ///< rdmap* under /sys/class/infiniband
+  std::vector<std::string> infiniband_devices;  ///< every name listed there
   std::optional<int> fi_info_domain_count;
   std::vector<std::string> fi_info_domains;
   std::optional<bool> efa_module_loaded;
   std::optional<bool> gdrdrv_loaded;
   std::optional<bool> dev_gdrdrv;
-  std::optional<std::string> memlock;              ///< ulimit -l: "unlimited" or KiB
-  std::optional<bool> nvme_mounted;                ///< /opt/dlami/nvme is a mount point
+  std::optional<std::string> memlock;  ///< ulimit -l: "unlimited" or KiB
+  std::optional<bool> nvme_mounted;    ///< /opt/dlami/nvme is a mount point
   std::optional<std::string> nvme_size;
-  std::vector<std::string> held_packages;          ///< apt-mark showhold
-  std::optional<bool> kernel_held;                 ///< a linux-image/-aws package is held
-  std::optional<std::string> lustre_version;       ///< lfs --version
-  std::optional<bool> lustre_module_loaded;        ///< lsmod lists lustre
+  std::vector<std::string> held_packages;     ///< apt-mark showhold
+  std::optional<bool> kernel_held;            ///< a linux-image/-aws package is held
+  std::optional<std::string> lustre_version;  ///< lfs --version
+  std::optional<bool> lustre_module_loaded;   ///< lsmod lists lustre
+  std::optional<bool> lustre_mounted;         ///< /proc/mounts has a lustre file system
   std::optional<bool> nvidia_fs_loaded;
-  std::optional<std::string> nvidia_fs_version;    ///< NVFS Driver(version: …)
-  std::optional<int> lnet_efa_count;               ///< nid …@efa entries
-  std::optional<int> lnet_efa_up;                  ///< of those, status: up
-  std::optional<std::string> efa_fsx_service;      ///< configure-efa-fsx-lustre-client state
+  std::optional<std::string> nvidia_fs_version;  ///< NVFS Driver(version: …)
+  std::optional<int> lnet_efa_count;             ///< nid …@efa entries
+  std::optional<int> lnet_efa_up;                ///< of those, status: up
+  std::optional<std::string> efa_fsx_service;    ///< configure-efa-fsx-lustre-client state
 
   /// Evidence by probe id (the bundle file name), in id order.
   std::map<std::string, ProbeRecord> probes;

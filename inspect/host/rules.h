@@ -5,6 +5,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,11 @@ struct Expectations {
   std::optional<bool> lustre;                 ///< lustre=yes|no
   std::optional<bool> gds;                    ///< gds=yes|no
   std::optional<int> lnet_efas;               ///< lnet-efas=N (default: efas)
+  /// Rule ids some key names (gpus -> gpu-count, kernel -> kernel-changed,
+  /// fabric-manager=yes -> fabric-manager, …): for those an input that was
+  /// not captured is a failure, not "cannot tell".
+  std::set<std::string> named;
+  bool strict = false;  ///< --strict: every uncaptured input is a failure
 };
 /// Parses the comma-separated list. Throws Error (file "--expect", column of
 /// the bad item) for an unknown key, a missing operator or a bad value.
@@ -50,8 +56,16 @@ struct HostContext {
   /// "absent: command not found: lfs" / "failed: …" / "timeout", for messages.
   std::string probe_state(const std::string& id) const;
   bool probe_ok(const std::string& id) const;
-  /// Lustre is in use: --expect lustre=yes, the lustre module, LNet EFA
-  /// interfaces, or the FSx EFA service.
+  /// The probe `id` was not captured (status absent: tool missing, file not
+  /// in the bundle) and neither --strict nor an --expect key naming `rule`
+  /// asks for it: adds an info finding "cannot tell: …" and returns true,
+  /// so the rule judges nothing. A probe that ran and failed is judged.
+  bool cannot_tell(const RuleInfo& rule, const std::string& id) const;
+  /// GDS is in use: --expect gds=yes / nvidia-fs>=V, or nvidia_fs loaded on
+  /// a node that uses Lustre (gds=no turns it off).
+  bool gds_in_use() const;
+  /// Lustre is in use: --expect lustre=yes, a lustre mount in /proc/mounts,
+  /// the lustre module, LNet EFA interfaces, or the FSx EFA service active.
   bool lustre_in_use() const;
   /// With a baseline: reports `rule` when `what` differs from the baseline
   /// node's value ("versions drifted"). Unknown on either side is a note.

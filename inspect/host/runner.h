@@ -24,11 +24,15 @@ struct ProbeSpec {
   std::string command;  ///< as a person would type it (recorded in the profile)
   Kind kind = Kind::Exec;
   std::vector<std::string> argv;
-  std::vector<std::string> fallbacks;  ///< absolute paths of argv[0] outside a user PATH (sbin, /opt/amazon/efa/bin)
+  std::vector<std::string>
+      fallbacks;  ///< absolute paths of argv[0] outside a user PATH (sbin, /opt/amazon/efa/bin)
   std::string path;
   /// A non-zero exit with output is an answer, not a failure
   /// (`systemctl is-active` exits 3 and prints "inactive").
   bool nonzero_ok = false;
+  /// Fast (no GPU, fabric or package-database call): what the Slurm node
+  /// gate re-runs at every job start (docs/slurm.md lists them).
+  bool fast = false;
 };
 
 struct ProbeResult {

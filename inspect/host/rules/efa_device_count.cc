@@ -8,12 +8,14 @@
 namespace trainimg::host {
 
 const RuleInfo& efa_device_count_rule() {
-  static const RuleInfo r{"efa-device-count", Severity::Error,
+  static const RuleInfo r{"efa-device-count",
+                          Severity::Error,
                           "`rdmap*` count ≠ `fi_info -p efa -t FI_EP_RDM` domain count ≠ expected EFAs "
                           "(mlx5_*/ibp* ConnectX-7 devices ignored)",
                           "check the instance's EFA interfaces (launch template) and the EFA driver; do not "
                           "force NCCL_NET=IB onto the ConnectX-7 devices",
-                          "seed 000 Host validation / Expected results (EFA device count)", "host"};
+                          "seed 000 Host validation / Expected results (EFA device count)",
+                          "host"};
   return r;
 }
 
@@ -32,13 +34,15 @@ void check_efa_device_count(const HostContext& c) {
            " (link DOWN is normal; NCCL selects EFA: `Using network Libfabric`, `provider is efa`)");
   }
   if (!p.efa_device_count) {
+    if (c.cannot_tell(rule, "infiniband.txt")) return;
     c.report(rule, "cannot count rdmap* devices (" + c.probe_state("infiniband.txt") + ")");
     return;
   }
   int rdmap = *p.efa_device_count;
   if (!p.fi_info_domain_count) {
-    c.report(rule, "libfabric lists no EFA domain: fi_info -p efa -t FI_EP_RDM " + c.probe_state("fi_info.txt") +
-                       " (" + std::to_string(rdmap) + " rdmap* devices)");
+    if (c.cannot_tell(rule, "fi_info.txt")) return;
+    c.report(rule, "libfabric lists no EFA domain: fi_info -p efa -t FI_EP_RDM " +
+                       c.probe_state("fi_info.txt") + " (" + std::to_string(rdmap) + " rdmap* devices)");
     return;
   }
   int domains = *p.fi_info_domain_count;
@@ -47,15 +51,18 @@ void check_efa_device_count(const HostContext& c) {
                        " fi_info EFA domains: libfabric does not see every device");
   if (c.expect.efas) {
     if (rdmap != *c.expect.efas)
-      c.report(rule, std::to_string(rdmap) + " rdmap* devices, expected " + std::to_string(*c.expect.efas) + " EFAs");
+      c.report(rule, std::to_string(rdmap) + " rdmap* devices, expected " + std::to_string(*c.expect.efas) +
+                         " EFAs");
   } else if (rdmap == 0) {
     c.report(rule, "no EFA device (rdmap*) under /sys/class/infiniband");
   } else if (!c.baseline) {
-    c.note("efa-device-count: " + std::to_string(rdmap) + " EFAs seen; pass --expect efas=N to check the count");
+    c.note("efa-device-count: " + std::to_string(rdmap) +
+           " EFAs seen; pass --expect efas=N to check the count");
   }
   if (c.baseline) {
     auto count = [](const HostProfile& h) {
-      return h.efa_device_count ? std::optional<std::string>(std::to_string(*h.efa_device_count)) : std::nullopt;
+      return h.efa_device_count ? std::optional<std::string>(std::to_string(*h.efa_device_count))
+                                : std::nullopt;
     };
     c.drift(rule, "EFA device count", count(p), count(*c.baseline));
   }

@@ -5,22 +5,26 @@
 namespace trainimg::host {
 
 const RuleInfo& fabric_manager_rule() {
-  static const RuleInfo r{"fabric-manager", Severity::Error,
+  static const RuleInfo r{"fabric-manager",
+                          Severity::Error,
                           "`systemctl is-active nvidia-fabricmanager` ≠ active",
                           "sudo systemctl enable --now nvidia-fabricmanager; without it the NVLink path of "
                           "multi-GPU collectives is not established",
-                          "seed 000 Host validation / What each command checks (nvidia-fabricmanager)", "host"};
+                          "seed 000 Host validation / What each command checks (nvidia-fabricmanager)",
+                          "host"};
   return r;
 }
 
 void check_fabric_manager(const HostContext& c) {
   const auto& state = c.profile.fabric_manager;
   if (!state) {
-    c.report(fabric_manager_rule(),
-             "cannot tell whether nvidia-fabricmanager is active (" + c.probe_state("fabricmanager.txt") + ")");
+    if (c.cannot_tell(fabric_manager_rule(), "fabricmanager.txt")) return;
+    c.report(fabric_manager_rule(), "cannot tell whether nvidia-fabricmanager is active (" +
+                                        c.probe_state("fabricmanager.txt") + ")");
     return;
   }
-  if (*state != "active") c.report(fabric_manager_rule(), "nvidia-fabricmanager is " + *state + ", expected active");
+  if (*state != "active")
+    c.report(fabric_manager_rule(), "nvidia-fabricmanager is " + *state + ", expected active");
 }
 
 }  // namespace trainimg::host

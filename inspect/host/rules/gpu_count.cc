@@ -6,17 +6,21 @@
 namespace trainimg::host {
 
 const RuleInfo& gpu_count_rule() {
-  static const RuleInfo r{"gpu-count", Severity::Error,
-                          "nvidia-smi GPUs ≠ expected for the instance type (count, model, one driver)",
-                          "check `nvidia-smi --query-gpu=index,name,driver_version --format=csv`; a missing GPU "
-                          "needs the instance replaced or AWS support, a driver mismatch a fresh DLAMI build",
-                          "seed 000 Host validation / Expected results (GPU)", "host"};
+  static const RuleInfo r{
+      "gpu-count",
+      Severity::Error,
+      "nvidia-smi GPUs ≠ expected for the instance type (count, model, one driver)",
+      "check `nvidia-smi --query-gpu=index,name,driver_version --format=csv`; a missing GPU "
+      "needs the instance replaced or AWS support, a driver mismatch a fresh DLAMI build",
+      "seed 000 Host validation / Expected results (GPU)",
+      "host"};
   return r;
 }
 
 void check_gpu_count(const HostContext& c) {
   const auto& rule = gpu_count_rule();
   const auto& p = c.profile;
+  if (c.cannot_tell(rule, "nvidia-smi.csv")) return;
   if (!c.probe_ok("nvidia-smi.csv")) {
     c.report(rule, "nvidia-smi did not list the GPUs (" + c.probe_state("nvidia-smi.csv") + ")");
     return;
@@ -27,11 +31,13 @@ void check_gpu_count(const HostContext& c) {
     return;
   }
   if (c.expect.gpus && n != *c.expect.gpus)
-    c.report(rule, "nvidia-smi lists " + std::to_string(n) + " GPUs, expected " + std::to_string(*c.expect.gpus));
+    c.report(rule,
+             "nvidia-smi lists " + std::to_string(n) + " GPUs, expected " + std::to_string(*c.expect.gpus));
   if (c.expect.gpu_model) {
     for (const auto& g : p.gpus)
       if (g.name.find(*c.expect.gpu_model) == std::string::npos) {
-        c.report(rule, "GPU " + std::to_string(g.index) + " is " + g.name + ", expected " + *c.expect.gpu_model);
+        c.report(rule,
+                 "GPU " + std::to_string(g.index) + " is " + g.name + ", expected " + *c.expect.gpu_model);
         break;
       }
   }

@@ -41,10 +41,28 @@ bool HostContext::probe_ok(const std::string& id) const {
          !(it->second.parsed.is_object() && it->second.parsed.contains("parse_error"));
 }
 
+bool HostContext::cannot_tell(const RuleInfo& rule, const std::string& id) const {
+  auto it = profile.probes.find(id);
+  bool absent = it == profile.probes.end() || it->second.status == ProbeStatus::Absent;
+  if (!absent || expect.strict || expect.named.contains(rule.id)) return false;
+  report(rule,
+         "cannot tell: " + probe_state(id) +
+             " (an input that was not captured is not judged; --strict or --expect " +
+             "naming this check makes it a failure)",
+         Severity::Info);
+  return true;
+}
+
 bool HostContext::lustre_in_use() const {
   if (expect.lustre) return *expect.lustre;
-  return profile.lustre_module_loaded.value_or(false) || profile.lnet_efa_count.value_or(0) > 0 ||
-         profile.efa_fsx_service.value_or("") == "active";
+  return profile.lustre_mounted.value_or(false) || profile.lustre_module_loaded.value_or(false) ||
+         profile.lnet_efa_count.value_or(0) > 0 || profile.efa_fsx_service.value_or("") == "active";
+}
+
+bool HostContext::gds_in_use() const {
+  if (expect.gds) return *expect.gds;
+  if (expect.nvidia_fs_min) return true;
+  return profile.nvidia_fs_loaded.value_or(false) && lustre_in_use();
 }
 
 void HostContext::drift(const RuleInfo& rule, const std::string& what, const std::optional<std::string>& mine,
@@ -53,8 +71,8 @@ void HostContext::drift(const RuleInfo& rule, const std::string& what, const std
   std::string ref = baseline->hostname.empty() ? baseline_file : baseline->hostname;
   if (!mine || !base) {
     if (mine != base)
-      note(rule.id + ": " + what + " is " + mine.value_or("unknown") + " here and " + base.value_or("unknown") +
-           " on the baseline " + ref + "; not compared");
+      note(rule.id + ": " + what + " is " + mine.value_or("unknown") + " here and " +
+           base.value_or("unknown") + " on the baseline " + ref + "; not compared");
     return;
   }
   if (*mine != *base)
@@ -68,11 +86,13 @@ Expectations parse_expectations(std::string_view spec) {
   auto fail = [&spec](size_t at, const std::string& msg) {
     fail_at("--expect", 1, static_cast<int>(at) + 1, spec, msg,
             "keys: gpus=N, efas=N, gpu-model=NAME, efa-driver>=V, efa-driver=V, kernel=K, nvidia-fs>=V, "
-            "lustre=yes|no, gds=yes|no, lnet-efas=N");
+            "lustre=yes|no, gds=yes|no, lnet-efas=N, fabric-manager=yes, gdrcopy=yes, nvme-mount=yes, "
+            "memlock=yes");
   };
   while (pos < spec.size()) {
     size_t comma = spec.find(',', pos);
-    std::string_view item = spec.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
+    std::string_view item =
+        spec.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos);
     size_t op_at = item.find_first_of("=>");
     if (op_at == std::string_view::npos) fail(pos, "\"" + std::string(item) + "\" has no '=' or '>='");
     std::string key(trim(item.substr(0, op_at)));
@@ -95,17 +115,34 @@ Expectations parse_expectations(std::string_view spec) {
     auto only_eq = [&]() {
       if (ge) fail(pos + op_at, "\"" + key + "\" takes '=', not '>='");
     };
-    if (key == "gpus") only_eq(), e.gpus = number();
-    else if (key == "efas") only_eq(), e.efas = number();
-    else if (key == "lnet-efas") only_eq(), e.lnet_efas = number();
-    else if (key == "gpu-model") only_eq(), e.gpu_model = value;
-    else if (key == "kernel") only_eq(), e.kernel = value;
-    else if (key == "lustre") only_eq(), e.lustre = yes_no();
-    else if (key == "gds") only_eq(), e.gds = yes_no();
-    else if (key == "efa-driver") (ge ? e.efa_driver_min : e.efa_driver) = value;
+    auto name = [&e](std::initializer_list<const char*> rules) {
+      for (const char* r : rules) e.named.insert(r);
+    };
+    if (key == "gpus")
+      only_eq(), e.gpus = number(), name({"gpu-count"});
+    else if (key == "efas")
+      only_eq(), e.efas = number(), name({"efa-device-count"});
+    else if (key == "lnet-efas")
+      only_eq(), e.lnet_efas = number(), name({"lnet-efa"});
+    else if (key == "gpu-model")
+      only_eq(), e.gpu_model = value, name({"gpu-count"});
+    else if (key == "kernel")
+      only_eq(), e.kernel = value, name({"kernel-changed"});
+    else if (key == "lustre") {
+      only_eq(), e.lustre = yes_no();
+      if (*e.lustre) name({"lustre-client", "lnet-efa"});
+    } else if (key == "gds") {
+      only_eq(), e.gds = yes_no();
+      if (*e.gds) name({"nvidia-fs"});
+    } else if (key == "efa-driver")
+      (ge ? e.efa_driver_min : e.efa_driver) = value, name({"efa-driver"});
     else if (key == "nvidia-fs") {
       if (!ge) fail(pos + op_at, "\"nvidia-fs\" takes '>=' (a minimum version)");
       e.nvidia_fs_min = value;
+      name({"nvidia-fs"});
+    } else if (key == "fabric-manager" || key == "gdrcopy" || key == "nvme-mount" || key == "memlock") {
+      only_eq();
+      if (yes_no()) e.named.insert(key);
     } else {
       fail(pos, "unknown expectation \"" + key + "\"");
     }
@@ -116,8 +153,8 @@ Expectations parse_expectations(std::string_view spec) {
 }
 
 std::vector<RuleInfo> profile_rules() {
-  return {gpu_count_rule(),     fabric_manager_rule(), efa_driver_rule(),    efa_device_count_rule(),
-          gdrcopy_rule(),       memlock_rule(),        nvme_mount_rule(),    kernel_changed_rule(),
+  return {gpu_count_rule(),     fabric_manager_rule(), efa_driver_rule(), efa_device_count_rule(),
+          gdrcopy_rule(),       memlock_rule(),        nvme_mount_rule(), kernel_changed_rule(),
           lustre_client_rule(), nvidia_fs_rule(),      lnet_efa_rule()};
 }
 
@@ -131,9 +168,9 @@ HostCheckResult check_host(const HostProfile& p, const Expectations& e, const Ho
                            const std::string& file, const std::string& baseline_file) {
   HostCheckResult out;
   HostContext c{p, e, baseline, file, baseline_file, &out.findings, &out.notes};
-  for (auto* check : {check_gpu_count, check_fabric_manager, check_efa_driver, check_efa_device_count, check_gdrcopy,
-                      check_memlock, check_nvme_mount, check_kernel_changed, check_lustre_client, check_nvidia_fs,
-                      check_lnet_efa})
+  for (auto* check : {check_gpu_count, check_fabric_manager, check_efa_driver, check_efa_device_count,
+                      check_gdrcopy, check_memlock, check_nvme_mount, check_kernel_changed,
+                      check_lustre_client, check_nvidia_fs, check_lnet_efa})
     check(c);
   return out;
 }

@@ -6,11 +6,14 @@
 namespace trainimg::host {
 
 const RuleInfo& kernel_changed_rule() {
-  static const RuleInfo r{"kernel-changed", Severity::Error,
-                          "`uname -r` ≠ the recorded AMI kernel, or kernel packages not held",
-                          "boot the AMI's kernel and `sudo apt-mark hold` the linux-image/linux-aws packages; for a "
-                          "security fix move to a new DLAMI build instead of upgrading the kernel",
-                          "seed 000 Do not upgrade the kernel", "host"};
+  static const RuleInfo r{
+      "kernel-changed",
+      Severity::Error,
+      "`uname -r` ≠ the recorded AMI kernel, or kernel packages not held",
+      "boot the AMI's kernel and `sudo apt-mark hold` the linux-image/linux-aws packages; for a "
+      "security fix move to a new DLAMI build instead of upgrading the kernel",
+      "seed 000 Do not upgrade the kernel",
+      "host"};
   return r;
 }
 
@@ -18,7 +21,8 @@ void check_kernel_changed(const HostContext& c) {
   const auto& rule = kernel_changed_rule();
   const auto& p = c.profile;
   if (!p.kernel) {
-    c.report(rule, "cannot read the running kernel (" + c.probe_state("uname-r.txt") + ")");
+    if (!c.cannot_tell(rule, "uname-r.txt"))
+      c.report(rule, "cannot read the running kernel (" + c.probe_state("uname-r.txt") + ")");
   } else {
     if (c.expect.kernel && *p.kernel != *c.expect.kernel)
       c.report(rule, "running kernel " + *p.kernel + " ≠ the AMI kernel " + *c.expect.kernel);
@@ -26,8 +30,11 @@ void check_kernel_changed(const HostContext& c) {
     if (!c.expect.kernel && !c.baseline)
       c.note("kernel-changed: running " + *p.kernel + "; pass --expect kernel=K or --baseline to compare");
   }
-  if (!p.kernel_held) c.note("kernel-changed: cannot tell whether kernel packages are held (" + c.probe_state("apt-mark-showhold.txt") + ")");
-  else if (!*p.kernel_held) c.report(rule, "kernel packages are not held (apt-mark showhold lists no linux-image*/linux-aws*)");
+  if (!p.kernel_held)
+    c.note("kernel-changed: cannot tell whether kernel packages are held (" +
+           c.probe_state("apt-mark-showhold.txt") + ")");
+  else if (!*p.kernel_held)
+    c.report(rule, "kernel packages are not held (apt-mark showhold lists no linux-image*/linux-aws*)");
 }
 
 }  // namespace trainimg::host

@@ -6,12 +6,14 @@
 namespace trainimg::host {
 
 const RuleInfo& lnet_efa_rule() {
-  static const RuleInfo r{"lnet-efa", Severity::Error,
+  static const RuleInfo r{"lnet-efa",
+                          Severity::Error,
                           "`lnetctl net show --net efa` @efa count ≠ expected, an interface not up, or the "
                           "configure-efa-fsx-lustre-client service not active",
                           "run the FSx client's `sudo ./setup.sh --optimized-for-gds`, then remount; check "
                           "journalctl -u configure-efa-fsx-lustre-client.service",
-                          "seed 004 §2 Verify the FSx client EFA configuration", "host"};
+                          "seed 004 §2 Verify the FSx client EFA configuration",
+                          "host"};
   return r;
 }
 
@@ -23,22 +25,27 @@ void check_lnet_efa(const HostContext& c) {
     return;
   }
   if (!p.lnet_efa_count) {
-    c.report(lnet_efa_rule(), "cannot read LNet EFA interfaces (" + c.probe_state("lnetctl-efa.txt") + ")");
+    if (!c.cannot_tell(lnet_efa_rule(), "lnetctl-efa.txt"))
+      c.report(lnet_efa_rule(), "cannot read LNet EFA interfaces (" + c.probe_state("lnetctl-efa.txt") + ")");
   } else {
     int n = *p.lnet_efa_count;
     std::optional<int> want = c.expect.lnet_efas ? c.expect.lnet_efas : c.expect.efas;
     if (!want) want = p.efa_device_count;
-    if (n == 0) c.report(lnet_efa_rule(), "LNet has no EFA interface (no `nid: …@efa`): FSx traffic goes over TCP");
+    if (n == 0)
+      c.report(lnet_efa_rule(), "LNet has no EFA interface (no `nid: …@efa`): FSx traffic goes over TCP");
     else if (want && n != *want)
-      c.report(lnet_efa_rule(), std::to_string(n) + " LNet @efa interfaces, expected " + std::to_string(*want));
+      c.report(lnet_efa_rule(),
+               std::to_string(n) + " LNet @efa interfaces, expected " + std::to_string(*want));
     if (n > 0 && p.lnet_efa_up.value_or(0) != n)
       c.report(lnet_efa_rule(), std::to_string(n - p.lnet_efa_up.value_or(0)) + " of " + std::to_string(n) +
                                     " LNet @efa interfaces are not `status: up`");
   }
+  if (!p.efa_fsx_service && c.cannot_tell(lnet_efa_rule(), "efa-fsx-service.txt")) return;
   if (p.efa_fsx_service.value_or("") != "active")
-    c.report(lnet_efa_rule(), "configure-efa-fsx-lustre-client.service is " +
-                                  p.efa_fsx_service.value_or("unknown (" + c.probe_state("efa-fsx-service.txt") + ")") +
-                                  ", expected active");
+    c.report(lnet_efa_rule(),
+             "configure-efa-fsx-lustre-client.service is " +
+                 p.efa_fsx_service.value_or("unknown (" + c.probe_state("efa-fsx-service.txt") + ")") +
+                 ", expected active");
 }
 
 }  // namespace trainimg::host

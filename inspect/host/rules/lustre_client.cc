@@ -5,10 +5,14 @@
 namespace trainimg::host {
 
 const RuleInfo& lustre_client_rule() {
-  static const RuleInfo r{"lustre-client", Severity::Warning, "`lfs --version` missing when Lustre is in use",
-                          "install the Lustre client built for the running kernel (the DLAMI ships one); a kernel "
-                          "change leaves it without modules",
-                          "seed 000 Host validation (When using FSx for Lustre)", "host"};
+  static const RuleInfo r{
+      "lustre-client",
+      Severity::Warning,
+      "`lfs --version` missing when Lustre is in use",
+      "install the Lustre client built for the running kernel (the DLAMI ships one); a kernel "
+      "change leaves it without modules",
+      "seed 000 Host validation (When using FSx for Lustre)",
+      "host"};
   return r;
 }
 
@@ -17,10 +21,13 @@ void check_lustre_client(const HostContext& c) {
     c.note("lustre-client: not checked (Lustre not in use; pass --expect lustre=yes to require it)");
     return;
   }
+  // No "cannot tell" here: with Lustre in use, a missing `lfs` is exactly
+  // what this rule reports.
   if (!c.profile.lustre_version)
     c.report(lustre_client_rule(), "Lustre is in use but `lfs --version` gave no version (" +
                                        c.probe_state("lfs-version.txt") + ")");
-  if (c.baseline) c.drift(lustre_client_rule(), "Lustre client", c.profile.lustre_version, c.baseline->lustre_version);
+  if (c.baseline)
+    c.drift(lustre_client_rule(), "Lustre client", c.profile.lustre_version, c.baseline->lustre_version);
 }
 
 }  // namespace trainimg::host

@@ -6,17 +6,23 @@
 namespace trainimg::host {
 
 const RuleInfo& memlock_rule() {
-  static const RuleInfo r{"memlock", Severity::Error, "`ulimit -l` ≠ unlimited",
+  static const RuleInfo r{"memlock",
+                          Severity::Error,
+                          "`ulimit -l` ≠ unlimited",
                           "set `* - memlock unlimited` in /etc/security/limits.d and, under Slurm, "
                           "PropagateResourceLimitsExcept=MEMLOCK or LimitMEMLOCK=infinity for slurmd",
-                          "seed 000 Host validation / Expected results (memlock)", "host"};
+                          "seed 000 Host validation / Expected results (memlock)",
+                          "host"};
   return r;
 }
 
 void check_memlock(const HostContext& c) {
   const auto& m = c.profile.memlock;
-  if (!m) c.report(memlock_rule(), "cannot read the memlock limit (" + c.probe_state("ulimit-l.txt") + ")");
-  else if (*m != "unlimited") c.report(memlock_rule(), "memlock limit is " + *m + " KiB, expected unlimited");
+  if (!m) {
+    if (!c.cannot_tell(memlock_rule(), "ulimit-l.txt"))
+      c.report(memlock_rule(), "cannot read the memlock limit (" + c.probe_state("ulimit-l.txt") + ")");
+  } else if (*m != "unlimited")
+    c.report(memlock_rule(), "memlock limit is " + *m + " KiB, expected unlimited");
 }
 
 }  // namespace trainimg::host

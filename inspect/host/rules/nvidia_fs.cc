@@ -8,30 +8,40 @@
 namespace trainimg::host {
 
 const RuleInfo& nvidia_fs_rule() {
-  static const RuleInfo r{"nvidia-fs", Severity::Error, "nvidia-fs module missing or version < minimum (2.24.2 for FSx)",
-                          "sudo modprobe nvidia_fs; if missing or too old build it from NVIDIA/gds-nvidia-fs "
-                          "(NVFS_MAX_PEER_DEVS=128 NVFS_MAX_PCI_DEPTH=16 make; insmod) and bake it into the AMI",
-                          "seed 004 §1 Verify the GDS driver (nvidia-fs)", "host"};
+  static const RuleInfo r{
+      "nvidia-fs",
+      Severity::Error,
+      "nvidia-fs module missing or version < minimum (2.24.2 for FSx)",
+      "sudo modprobe nvidia_fs; if missing or too old build it from NVIDIA/gds-nvidia-fs "
+      "(NVFS_MAX_PEER_DEVS=128 NVFS_MAX_PCI_DEPTH=16 make; insmod) and bake it into the AMI",
+      "seed 004 §1 Verify the GDS driver (nvidia-fs)",
+      "host"};
   return r;
 }
 
 void check_nvidia_fs(const HostContext& c) {
   const auto& p = c.profile;
-  bool wanted = c.expect.gds.value_or(false) || c.expect.nvidia_fs_min.has_value();
-  if (!wanted && !p.nvidia_fs_loaded.value_or(false)) {
-    c.note("nvidia-fs: not checked (no GDS expectation; pass --expect gds=yes or nvidia-fs>=V)");
+  if (!c.gds_in_use()) {
+    c.note(
+        "nvidia-fs: not checked (GDS not in use: no nvidia_fs with Lustre; pass --expect gds=yes or "
+        "nvidia-fs>=V)");
     return;
   }
   std::string min = c.expect.nvidia_fs_min.value_or(std::string(kDefaultMinNvidiaFs));
   if (!p.nvidia_fs_loaded.value_or(false)) {
+    if (!p.nvidia_fs_loaded && c.cannot_tell(nvidia_fs_rule(), "lsmod.txt")) return;
     c.report(nvidia_fs_rule(), p.nvidia_fs_loaded ? "nvidia_fs is not loaded (not in lsmod)"
-                                                  : "cannot tell whether nvidia_fs is loaded (" + c.probe_state("lsmod.txt") + ")");
+                                                  : "cannot tell whether nvidia_fs is loaded (" +
+                                                        c.probe_state("lsmod.txt") + ")");
     return;
   }
-  if (!p.nvidia_fs_version)
-    c.report(nvidia_fs_rule(), "nvidia_fs is loaded but its version is unknown (" + c.probe_state("nvidia-fs-stats.txt") + ")");
-  else if (compare_versions(*p.nvidia_fs_version, min) < 0)
+  if (!p.nvidia_fs_version) {
+    if (!c.cannot_tell(nvidia_fs_rule(), "nvidia-fs-stats.txt"))
+      c.report(nvidia_fs_rule(), "nvidia_fs is loaded but its version is unknown (" +
+                                     c.probe_state("nvidia-fs-stats.txt") + ")");
+  } else if (compare_versions(*p.nvidia_fs_version, min) < 0) {
     c.report(nvidia_fs_rule(), "nvidia-fs " + *p.nvidia_fs_version + " is below the minimum " + min);
+  }
   if (c.baseline) c.drift(nvidia_fs_rule(), "nvidia-fs", p.nvidia_fs_version, c.baseline->nvidia_fs_version);
 }
 
@@ -39,11 +49,12 @@ void check_nvidia_fs(const HostContext& c) {
 
 namespace trainimg::host {
 
-void check_nvidia_fs_version(const std::optional<std::string>& version, bool two_part_only, const std::string& file,
-                             const std::string& min, CheckOutput& out) {
+void check_nvidia_fs_version(const std::optional<std::string>& version, bool two_part_only,
+                             const std::string& file, const std::string& min, CheckOutput& out) {
   out.text_facts.emplace_back("nvidia-fs version", version.value_or("?") + " (minimum " + min + ")");
   if (!version) {
-    out.findings.push_back(make_finding(nvidia_fs_rule(), file, "no nvidia-fs version (`NVFS Driver(version: …)`)"));
+    out.findings.push_back(
+        make_finding(nvidia_fs_rule(), file, "no nvidia-fs version (`NVFS Driver(version: …)`)"));
     return;
   }
   std::string m = min;
@@ -52,7 +63,8 @@ void check_nvidia_fs_version(const std::optional<std::string>& version, bool two
     if (second != std::string::npos) m = m.substr(0, second);
   }
   if (compare_versions(*version, m) < 0)
-    out.findings.push_back(make_finding(nvidia_fs_rule(), file, "nvidia-fs " + *version + " is below the minimum " + min));
+    out.findings.push_back(
+        make_finding(nvidia_fs_rule(), file, "nvidia-fs " + *version + " is below the minimum " + min));
 }
 
 }  // namespace trainimg::host

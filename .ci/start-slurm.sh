@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# A real Slurm cluster on this one machine for the fleet tests (issue 12):
+# munged with a key made on the spot, one slurmctld and three slurmd
+# (`slurmd -N nodeN`, one Port each), everything under a temporary
+# directory, loopback only, ports 6900-6919, never /etc/slurm or the
+# system munge. Writes the state file the tests read:
+#   ${TRAINIMG_SLURM_STATE:-/tmp/trainimg-ci-slurm.env}  (SLURM_CONF=…, TRAINIMG_SLURM_DIR=…)
+# Usage: .ci/start-slurm.sh [start|stop]   (stop: by the recorded pids)
+set -euo pipefail
+state=${TRAINIMG_SLURM_STATE:-/tmp/trainimg-ci-slurm.env}
+
+stop() {
+  [[ -f $state ]] || return 0
+  dir=$(sed -n 's/^TRAINIMG_SLURM_DIR=//p' "$state")
+  for f in "$dir"/slurmd.node*.pid "$dir"/slurmctld.pid "$dir"/munged.pid; do
+    [[ -f $f ]] || continue
+    pid=$(cat "$f")
+    # Only our daemons: a stale pid file must never kill another process.
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE "munged .*$dir|slurmctld|slurmd -N" || continue
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  done
+  rm -f "$state"
+  rm -rf "$dir"
+  echo "slurm: stopped"
+}
+
+if [[ ${1:-start} == stop ]]; then stop; exit 0; fi
+for t in munged slurmctld slurmd sinfo srun scontrol; do
+  command -v "$t" >/dev/null || [[ -x /usr/sbin/$t ]] || { echo "slurm: $t missing (.ci/install-deps.sh)" >&2; exit 1; }
+done
+if [[ -f $state ]]; then
+  export SLURM_CONF=$(sed -n 's/^SLURM_CONF=//p' "$state")
+  if sinfo -h >/dev/null 2>&1; then echo "slurm: already running ($state)"; exit 0; fi
+  stop
+fi
+
+dir=$(mktemp -d /tmp/trainimg-slurm.XXXXXX)
+chmod 0755 "$dir"
+mkdir -p "$dir/munge" "$dir/ctld" "$dir/spool" "$dir/prolog.d"
+chmod 0700 "$dir/munge"
+dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
+chmod 0400 "$dir/munge/munge.key"
+/usr/sbin/munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
+  --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munge/munge.seed"
+chmod 0755 "$dir/munge"
+
+# The prolog slurmd runs at job start: whatever executable the tests put
+# in prolog.d/gate (nothing there: exit 0).
+cat >"$dir/prolog.sh" <<P
+#!/bin/sh
+[ -x "$dir/prolog.d/gate" ] || exit 0
+exec "$dir/prolog.d/gate"
+P
+chmod 0755 "$dir/prolog.sh"
+
+host=$(hostname -s)
+conf=$dir/slurm.conf
+cat >"$conf" <<C
+ClusterName=trainimg
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=6900
+SlurmdPort=6901
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$dir/munge/munge.socket
+CredType=cred/munge
+StateSaveLocation=$dir/ctld
+SlurmdSpoolDir=$dir/spool/%n
+SlurmctldPidFile=$dir/slurmctld.pid
+SlurmdPidFile=$dir/slurmd.%n.pid
+SlurmctldLogFile=$dir/slurmctld.log
+SlurmdLogFile=$dir/slurmd.%n.log
+SlurmdParameters=config_overrides
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+SwitchType=switch/none
+MpiDefault=none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+SchedulerType=sched/backfill
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+SlurmdTimeout=30
+MessageTimeout=5
+CommunicationParameters=NoInAddrAny
+SrunPortRange=6905-6919
+InactiveLimit=0
+KillWait=2
+MinJobAge=5
+Prolog=$dir/prolog.sh
+NodeName=node1 NodeHostname=$host NodeAddr=127.0.0.1 Port=6902 CPUs=2 RealMemory=100 State=UNKNOWN
+NodeName=node2 NodeHostname=$host NodeAddr=127.0.0.1 Port=6903 CPUs=2 RealMemory=100 State=UNKNOWN
+NodeName=node3 NodeHostname=$host NodeAddr=127.0.0.1 Port=6904 CPUs=2 RealMemory=100 State=UNKNOWN
+PartitionName=debug Nodes=node[1-3] Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+C
+export SLURM_CONF=$conf
+printf 'SLURM_CONF=%s\nTRAINIMG_SLURM_DIR=%s\n' "$conf" "$dir" >"$state"
+/usr/sbin/slurmctld -c
+for n in node1 node2 node3; do
+  mkdir -p "$dir/spool/$n"
+  /usr/sbin/slurmd -N "$n"
+done
+for _ in $(seq 1 60); do
+  if [[ $(sinfo -h -N -o '%T' 2>/dev/null | grep -c '^idle$') == 3 ]]; then
+    echo "slurm: 3 nodes idle (SLURM_CONF=$conf; state: $state)"
+    exit 0
+  fi
+  sleep 0.5
+done
+echo "slurm: nodes not idle within 30 s:" >&2
+sinfo -N >&2 || true
+tail -5 "$dir"/slurmctld.log "$dir"/slurmd.node1.log >&2 || true
+exit 1

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The image gate at job start: `trainimg pyxis-importer get URI` driven as
+// Pyxis 0.24 drives its importer= (environment: PYXIS_RUNTIME_PATH,
+// PYXIS_VERSION, SLURM_JOB_UID/ID, SLURM_STEP_ID; first stdout line = the
+// .sqsh path; non-zero exit = the step fails with stderr; `release` twice).
+// Images: OCI layouts written here with the seed 002 EFA stack (installer
+// 1.50.0: matches the seed 000 node; 1.47.0: does not). The node
+// profile is the P6-B200 seed fixture captured from its bundle.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CmdRun {
+  int rc;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+class PyxisGate : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "trainimg-pyxis-gate-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    t_ = tmpl;
+    build_rootfs(t_ / "match", "1.50.0");
+    build_rootfs(t_ / "mismatch", "1.47.0");
+    oci_layout(t_ / "match", t_ / "match.oci");
+    oci_layout(t_ / "mismatch", t_ / "mismatch.oci");
+    std::string cap = std::string(TRAINIMG_BIN) + " host capture --from " + TRAINIMG_SOURCE_DIR +
+                      "/tests/fixtures/host/p6-b200 -o " + (t_ / "host.json").string() + " 2>/dev/null";
+    ASSERT_EQ(std::system(cap.c_str()), 0);
+  }
+  void TearDown() override { fs::remove_all(t_); }
+
+  void put(const fs::path& p, const std::string& text) {
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+  }
+  void cc(const fs::path& out, const std::string& source, const std::string& flags) {
+    fs::create_directories(out.parent_path());
+    put(t_ / "src.c", source);
+    std::string cmd =
+        "gcc -shared -fPIC -o '" + out.string() + "' '" + (t_ / "src.c").string() + "' " + flags;
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+  // An NGC-like image with the seed 002 EFA stack (as tests/inspect_cli_test.cc
+  // builds it): installer manifest, libfabric, the aws-ofi-nccl plugin, NCCL,
+  // the environment enroot writes. Only the installer version varies.
+  void build_rootfs(const fs::path& root, const std::string& installer) {
+    put(root / "opt/amazon/efa_installed_packages",
+        "# EFA installer version: " + installer +
+            "\n# Debug packages installed: no\n"
+            "libfabric1-aws_2.6.0amzn1.0_amd64 libnccl-ofi-ngc-v3_1.21.1-1_amd64\n");
+    cc(root / "opt/amazon/efa/lib/libfabric.so.1", "int fi_getinfo = 1;\n", "-Wl,-soname,libfabric.so.1");
+    put(root / "opt/amazon/efa/lib/pkgconfig/libfabric.pc", "Name: libfabric\nVersion: 2.6.0amzn1.0\n");
+    cc(root / "opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so",
+       "int ncclNetPlugin_v8 = 1; int ncclNetPlugin_v9 = 1;\n"
+       "__attribute__((used)) static const char s[] = \"NET/OFI Initializing aws-ofi-nccl 1.21.1\";\n",
+       "-Wl,-soname,libnccl-net-ofi.so '-Wl,-rpath,/opt/amazon/efa/lib' -Wl,--enable-new-dtags");
+    cc(root / "usr/lib/x86_64-linux-gnu/libnccl.so.2.30.7", "int ncclGetVersion = 1;\n",
+       "-Wl,-soname,libnccl.so.2");
+    fs::create_symlink("libnccl.so.2.30.7", root / "usr/lib/x86_64-linux-gnu/libnccl.so.2");
+    put(root / "etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+    put(root / "etc/ld.so.conf.d/efa.conf", "/opt/amazon/efa/lib\n");
+  }
+  // An OCI image layout of `root` (one layer) whose config Env is what the
+  // seed 002 Dockerfile sets: what enroot turns into /etc/environment.
+  void oci_layout(const fs::path& root, const fs::path& out) {
+    std::string script = R"SH(set -e
+r="$1"; o="$2"; mkdir -p "$o/blobs/sha256"
+tar -C "$r" --owner=0 --group=0 --numeric-owner -cf "$o/layer.tar" .
+blob() { d=$(sha256sum "$1" | cut -d' ' -f1); mv "$1" "$o/blobs/sha256/$d"; echo "$d $(stat -c %s "$o/blobs/sha256/$d")"; }
+set -- $(blob "$o/layer.tar"); L=$1; LS=$2
+printf '{"architecture":"amd64","os":"linux","config":{"Env":["PATH=/usr/bin:/bin","LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:/usr/local/cuda/compat/lib","NCCL_NET_PLUGIN=ofi"]},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' $L >"$o/c.json"
+set -- $(blob "$o/c.json"); C=$1; CS=$2
+printf '{"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":{"mediaType":"application/vnd.oci.image.config.v1+json","digest":"sha256:%s","size":%s},"layers":[{"mediaType":"application/vnd.oci.image.layer.v1.tar","digest":"sha256:%s","size":%s}]}' $C $CS $L $LS >"$o/m.json"
+set -- $(blob "$o/m.json"); M=$1; MS=$2
+printf '{"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json","digest":"sha256:%s","size":%s}]}' $M $MS >"$o/index.json"
+printf '{"imageLayoutVersion":"1.0.0"}' >"$o/oci-layout"
+)SH";
+    put(t_ / "oci.sh", script);
+    std::string cmd = "sh '" + (t_ / "oci.sh").string() + "' '" + root.string() + "' '" + out.string() + "'";
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  }
+
+  // Pyxis's environment for job 7 step 0 of uid 1000.
+  std::string env(const std::string& extra = "") const {
+    return "env -i PATH=/usr/bin:/bin PYXIS_RUNTIME_PATH=" + (t_ / "rt").string() +
+           " PYXIS_VERSION=0.24.0 SLURM_JOB_UID=1000 SLURM_JOB_ID=7 SLURM_STEP_ID=0 TRAINIMG_HOST_PROFILE=" +
+           (t_ / "host.json").string() + " " + extra + " ";
+  }
+  CmdRun importer(const std::string& env_s, const std::string& args) const {
+    std::string cmd = env_s + TRAINIMG_BIN + " pyxis-importer " + args + " >" + (t_ / "out").string() +
+                      " 2>" + (t_ / "err").string();
+    int st = std::system(cmd.c_str());
+    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(t_ / "out"), slurp(t_ / "err")};
+  }
+  std::string sqsh() const { return (t_ / "rt/1000/7.0.sqsh").string(); }
+
+  fs::path t_;
+};
+
+TEST_F(PyxisGate, AMatchingImageRunsAndReleaseTwiceIsFine) {
+  CmdRun r = importer(env(), "get oci:" + (t_ / "match.oci").string());
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.substr(0, r.out.find('\n')), sqsh());
+  EXPECT_EQ(r.err.find("efa-host-mismatch"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(sqsh()));
+  EXPECT_EQ(importer(env(), "release").rc, 0);
+  EXPECT_EQ(importer(env(), "release").rc, 0);
+  EXPECT_FALSE(fs::exists(sqsh()));
+  // The verdict is cached by image digest and host stack: one entry, reused.
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(t_ / "rt/trainimg-preflight"))
+    entries += e.path().extension() == ".json";
+  EXPECT_EQ(entries, 1);
+  EXPECT_EQ(importer(env(), "get oci:" + (t_ / "match.oci").string()).rc, 0);
+}
+
+TEST_F(PyxisGate, AMismatchingImageRefusesTheStepWithTheReportOnStderr) {
+  CmdRun r = importer(env(), "get oci:" + (t_ / "mismatch.oci").string());
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_EQ(r.out, "");  // Pyxis reads no path
+  EXPECT_NE(
+      r.err.find("trainimg: efa-host-mismatch: image EFA installer 1.47.0 differs from the host's 1.50.0"),
+      std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("job step refused (TRAINIMG_PREFLIGHT=error)"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(sqsh()));  // nothing left behind
+  EXPECT_EQ(importer(env(), "release").rc, 0);
+  EXPECT_EQ(importer(env(), "release").rc, 0);
+}
+
+TEST_F(PyxisGate, PolicyWarnAndOffLetTheJobRun) {
+  CmdRun warn = importer(env("TRAINIMG_PREFLIGHT=warn"), "get oci:" + (t_ / "mismatch.oci").string());
+  EXPECT_EQ(warn.rc, 0) << warn.err;
+  EXPECT_EQ(warn.out, sqsh() + "\n");
+  EXPECT_NE(warn.err.find("trainimg: efa-host-mismatch:"), std::string::npos) << warn.err;
+  CmdRun off = importer(env("TRAINIMG_PREFLIGHT=off"), "get oci:" + (t_ / "mismatch.oci").string());
+  EXPECT_EQ(off.rc, 0);
+  EXPECT_EQ(off.err.find("efa-host-mismatch"), std::string::npos) << off.err;
+  CmdRun bad = importer(env("TRAINIMG_PREFLIGHT=maybe"), "get oci:" + (t_ / "mismatch.oci").string());
+  EXPECT_EQ(bad.rc, 2);
+  EXPECT_NE(bad.err.find("TRAINIMG_PREFLIGHT"), std::string::npos) << bad.err;
+}
+
+TEST_F(PyxisGate, NoHostProfileIsCannotTellAndTheJobRuns) {
+  CmdRun r = importer(env("TRAINIMG_HOST_PROFILE=" + (t_ / "none.json").string()),
+                      "get oci:" + (t_ / "mismatch.oci").string());
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out, sqsh() + "\n");
+  EXPECT_NE(r.err.find("trainimg: preflight: cannot tell: no host profile at " + (t_ / "none.json").string()),
+            std::string::npos)
+      << r.err;
+}
+
+}  // namespace
