@@ -47,9 +47,9 @@ struct Tmp {
 
 // A small rootfs with the file kinds enroot must keep.
 void make_rootfs(const std::string& root) {
-  sh("mkdir -p " + root + "/bin " + root + "/etc && printf 'x' > " + root + "/bin/a && ln " + root + "/bin/a " +
-     root + "/bin/b && ln -s ../nowhere " + root + "/bin/dangling && mkfifo " + root + "/fifo && : > " + root +
-     "/empty && echo '127.0.0.1 h' > " + root + "/etc/hosts");
+  sh("mkdir -p " + root + "/bin " + root + "/etc && printf 'x' > " + root + "/bin/a && ln " + root +
+     "/bin/a " + root + "/bin/b && ln -s ../nowhere " + root + "/bin/dangling && mkfifo " + root +
+     "/fifo && : > " + root + "/empty && echo '127.0.0.1 h' > " + root + "/etc/hosts");
 }
 
 TEST(ImportCli, DirImportHasEnrootsFilesAndKeepsLinksAndFifos) {
@@ -97,15 +97,27 @@ TEST(ImportCli, SigintMidImportExits130AndLeavesNoFileBehind) {
   sh("mkdir -p " + t / "root" + " && for i in $(seq 1 48); do head -c 4000000 /dev/urandom > " + t / "root" +
      "/f$i; done");
   fs::create_directories(t / "out");
-  std::string cmd = kBin + " import dir:" + t / "root" + " -o " + t / "out/img.sqsh --compression xz --progress none";
+  std::string cmd =
+      kBin + " import dir:" + t / "root" + " -o " + t / "out/img.sqsh --compression xz --progress none";
   pid_t pid = ::fork();
   if (pid == 0) {
     ::freopen((t / "stderr").c_str(), "w", stderr);
     ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
     _exit(127);
   }
-  for (int i = 0; i < 1000 && fs::is_empty(t.p / "out"); ++i) ::usleep(10000);
-  ASSERT_FALSE(fs::is_empty(t.p / "out")) << "the partial file never appeared";
+  // The partial output is an unnamed O_TMPFILE inode in out/ (a named
+  // *.partial-* file where the file system has no O_TMPFILE): wait until the
+  // process holds a file there.
+  auto writing = [&] {
+    std::error_code ec;
+    for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+      std::string to = fs::read_symlink(fd.path(), ec).string();
+      if (!ec && to.rfind((t.p / "out").string() + "/", 0) == 0) return true;
+    }
+    return false;
+  };
+  for (int i = 0; i < 1000 && !writing(); ++i) ::usleep(10000);
+  ASSERT_TRUE(writing()) << "the partial file never appeared";
   ::usleep(300000);
   ::kill(pid, SIGINT);
   int st = 0;

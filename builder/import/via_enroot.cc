@@ -72,11 +72,12 @@ ImportResult import_via_enroot(const ImportOptions& opt, const ImportProgressFn&
                 "use dockerd://IMAGE, docker://[USER@][REGISTRY#]IMAGE[:TAG] or podman://IMAGE");
   std::string enroot = find_on_path("enroot");
   if (enroot.empty())
-    throw Error("enroot", "not installed (not on PATH)", "install enroot, or import natively without --via enroot");
+    throw Error("enroot", "not installed (not on PATH)",
+                "install enroot, or import natively without --via enroot");
   SignalGuard guard;
   ImportResult r;
   r.output = opt.output;
-  PartialOutput out(opt.output, opt.force);
+  PartialOutput out(opt.output, opt.force, /*named=*/true);  // enroot's file is renamed onto it
   // enroot refuses an existing file, so it gets a fresh name beside ours.
   EnrootOutput tmp(out.partial_path() + ".enroot");
   if (progress) progress({"enroot", 0, 0, 0, 0});
