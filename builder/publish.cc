@@ -78,9 +78,7 @@ void SignalGuard::untrack(int slot) noexcept {
   if (slot >= 0 && slot < kSlots) g_slot_used[slot].store(false);
 }
 
-int pending_signal() noexcept {
-  return g_signal.load();
-}
+int pending_signal() noexcept { return g_signal.load(); }
 
 void check_interrupted(const std::string& what) {
   if (int sig = g_signal.load()) throw Interrupted(sig, what);
@@ -109,9 +107,7 @@ void PartialOutput::commit() {
   file_.commit();
 }
 
-std::string sidecar_path(const std::string& image_path) {
-  return image_path + ".json";
-}
+std::string sidecar_path(const std::string& image_path) { return image_path + ".json"; }
 
 void write_sidecar(const std::string& image_path, const nlohmann::ordered_json& doc) {
   PartialOutput out(sidecar_path(image_path), /*replace=*/true);

@@ -50,8 +50,7 @@ class SignalGuard {
   static constexpr int kSlots = 4;
 
  private:
-  struct sigaction old_int_ {
-  }, old_term_{}, old_hup_{};
+  struct sigaction old_int_ {}, old_term_ {}, old_hup_ {};
 };
 
 /// The signal received since the guard was installed, 0 when none.

@@ -47,9 +47,9 @@ struct Tmp {
 
 // A small rootfs with the file kinds enroot must keep.
 void make_rootfs(const std::string& root) {
-  sh("mkdir -p " + root + "/bin " + root + "/etc && printf 'x' > " + root + "/bin/a && ln " + root +
-     "/bin/a " + root + "/bin/b && ln -s ../nowhere " + root + "/bin/dangling && mkfifo " + root +
-     "/fifo && : > " + root + "/empty && echo '127.0.0.1 h' > " + root + "/etc/hosts");
+  sh("mkdir -p " + root + "/bin " + root + "/etc && printf 'x' > " + root + "/bin/a && ln " + root + "/bin/a " +
+     root + "/bin/b && ln -s ../nowhere " + root + "/bin/dangling && mkfifo " + root + "/fifo && : > " + root +
+     "/empty && echo '127.0.0.1 h' > " + root + "/etc/hosts");
 }
 
 TEST(ImportCli, DirImportHasEnrootsFilesAndKeepsLinksAndFifos) {
@@ -97,8 +97,7 @@ TEST(ImportCli, SigintMidImportExits130AndLeavesNoFileBehind) {
   sh("mkdir -p " + t / "root" + " && for i in $(seq 1 48); do head -c 4000000 /dev/urandom > " + t / "root" +
      "/f$i; done");
   fs::create_directories(t / "out");
-  std::string cmd =
-      kBin + " import dir:" + t / "root" + " -o " + t / "out/img.sqsh --compression xz --progress none";
+  std::string cmd = kBin + " import dir:" + t / "root" + " -o " + t / "out/img.sqsh --compression xz --progress none";
   pid_t pid = ::fork();
   if (pid == 0) {
     ::freopen((t / "stderr").c_str(), "w", stderr);

@@ -19,8 +19,6 @@
 // or `created`, every later mtime is clamped to it, and for dockerd:// the
 // entries `docker create` always writes get it, so the output is a function
 // of the image alone (docs/import.md, "Reproducibility").
-#include "builder/import.h"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -31,6 +29,7 @@
 #include <vector>
 
 #include "builder/enroot_config.h"
+#include "builder/import.h"
 #include "builder/import/dockerd_export.h"
 #include "builder/import/fixup.h"
 #include "builder/import/merge.h"
@@ -53,12 +52,12 @@ constexpr size_t kChunk = 1u << 20;
 
 // Paths enroot's import writes itself (docker::configure) or Docker's init
 // layer replaces: a single pass never writes the image's bytes for them.
-const char* const kGeneratedPaths[] = {"/etc/environment", "/etc/rc",       "/etc/rc.local",   "/etc/fstab",
-                                       "/etc/hosts",       "/etc/hostname", "/etc/resolv.conf"};
+const char* const kGeneratedPaths[] = {"/etc/environment", "/etc/rc",       "/etc/rc.local",
+                                       "/etc/fstab",       "/etc/hosts",    "/etc/hostname",
+                                       "/etc/resolv.conf"};
 
 bool is_generated_path(const std::string& p) {
-  return std::any_of(std::begin(kGeneratedPaths), std::end(kGeneratedPaths),
-                     [&](const char* g) { return p == g; });
+  return std::any_of(std::begin(kGeneratedPaths), std::end(kGeneratedPaths), [&](const char* g) { return p == g; });
 }
 
 sqsh::NodeType node_type(EntryType t) {
@@ -75,9 +74,7 @@ sqsh::NodeType node_type(EntryType t) {
   return sqsh::NodeType::File;
 }
 
-uint32_t clamp_time(int64_t t) {
-  return static_cast<uint32_t>(std::clamp<int64_t>(t, 0, UINT32_MAX));
-}
+uint32_t clamp_time(int64_t t) { return static_cast<uint32_t>(std::clamp<int64_t>(t, 0, UINT32_MAX)); }
 
 sqsh::Node to_node(Entry e, const FixupOptions& fix, std::optional<int64_t> clamp) {
   enroot_fixup(e, fix);
@@ -155,8 +152,7 @@ void copy_content(Job& job, sqsh::Writer& w, const sqsh::Node& node, inspect::Co
   }
   if (got != node.size)
     throw Error(job.desc.reference, node.path + ": the header says " + std::to_string(node.size) +
-                                        " bytes, the data has " +
-                                        (got > node.size ? "more" : std::to_string(got)));
+                                        " bytes, the data has " + (got > node.size ? "more" : std::to_string(got)));
   w.end_file();
   job.prog.files++;
   job.prog.bytes += got;
@@ -192,8 +188,7 @@ class DataPass : public inspect::LayerVisitor {
     auto it = plan_.content_owner.find(s);
     if (it == plan_.content_owner.end()) return false;
     const MergedNode& n = view_.at(it->second);
-    if (e.type != EntryType::File ||
-        (e.path != it->second && n.source.path != e.path && e.path != n.entry.path))
+    if (e.type != EntryType::File || (e.path != it->second && n.source.path != e.path && e.path != n.entry.path))
       throw Error(job_.desc.reference, "the source changed between two walks (at " + e.path + ")",
                   "do not modify the image while it is imported");
     if (n.entry.size == 0) return false;
@@ -228,8 +223,7 @@ class OnePass : public inspect::LayerVisitor {
     const uint64_t s = seq_++;
     if ((s & 1023) == 0) check_interrupted(job_.desc.reference);
     m_.apply(e, s);
-    if (e.type != EntryType::File || e.size == 0 || enroot_excludes(e) || is_generated_path(e.path))
-      return false;
+    if (e.type != EntryType::File || e.size == 0 || enroot_excludes(e) || is_generated_path(e.path)) return false;
     pending_ = s;
     return true;
   }
@@ -296,10 +290,8 @@ std::map<std::string, std::string> add_generated(Job& job, LayerMerger& m, int64
       path = wd.substr(0, slash);
       pos = slash + 1;
       auto it = v.find(path);
-      if (it == v.end())
-        m.put(make_dir(path, mtime));
-      else if (it->second.entry.type != EntryType::Dir)
-        break;
+      if (it == v.end()) m.put(make_dir(path, mtime));
+      else if (it->second.entry.type != EntryType::Dir) break;
     }
   }
   for (const auto& [path, text] : files) {
@@ -317,8 +309,7 @@ void drop_excluded(MergedView& v) {
 
 // Everything but the streamed file data: directories, other nodes, empty and
 // generated files, then hard links (their owners exist by then).
-void write_tree(Job& job, sqsh::Writer& w, const MergedView& v,
-                const std::map<std::string, std::string>& generated,
+void write_tree(Job& job, sqsh::Writer& w, const MergedView& v, const std::map<std::string, std::string>& generated,
                 const std::function<bool(const MergedNode&)>& data_written) {
   for (const auto& [path, n] : v)
     if (n.entry.type == EntryType::Dir) w.add(job.node(n.entry));
@@ -373,8 +364,7 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     job.report("data");
     DataPass p2(job, w, m.view(), plan);
     job.src.walk(p2);
-    write_tree(job, w, m.view(), generated,
-               [&](const MergedNode& n) { return p2.written().count(n.entry.path) != 0; });
+    write_tree(job, w, m.view(), generated, [&](const MergedNode& n) { return p2.written().count(n.entry.path) != 0; });
     out = {p1.entries(), 2};
     return true;
   }
@@ -429,10 +419,9 @@ nlohmann::ordered_json make_sidecar(const Job& job, const ImportResult& r, const
   j["image"] = std::filesystem::absolute(r.output).lexically_normal().string();
   j["source"] = job.opt.source;
   j["source_kind"] = job.desc.kind;
-  j["image_digest"] =
-      job.desc.digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(job.desc.digest);
-  j["config_digest"] = job.desc.config_digest.empty() ? nlohmann::ordered_json()
-                                                      : nlohmann::ordered_json(job.desc.config_digest);
+  j["image_digest"] = job.desc.digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(job.desc.digest);
+  j["config_digest"] =
+      job.desc.config_digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(job.desc.config_digest);
   j["layers"] = job.desc.layers;
   j["trainimg_version"] = TRAINIMG_VERSION;
   j["compression"] = {{"algorithm", std::string(sqsh::to_string(r.info.compressor))},
@@ -447,8 +436,8 @@ nlohmann::ordered_json make_sidecar(const Job& job, const ImportResult& r, const
                 {"inodes", r.info.inode_count},
                 {"source_entries", r.entries}};
   j["mtime"] = r.info.mtime;
-  j["source_date_epoch"] = job.opt.source_date_epoch ? nlohmann::ordered_json(*job.opt.source_date_epoch)
-                                                     : nlohmann::ordered_json();
+  j["source_date_epoch"] =
+      job.opt.source_date_epoch ? nlohmann::ordered_json(*job.opt.source_date_epoch) : nlohmann::ordered_json();
   j["reference_mtime"] = {{"seconds", job.reference}, {"from", job.reference_from}};
   j["xattrs_kept"] = job.opt.keep_xattrs;
   j["passes"] = r.passes;

@@ -72,8 +72,7 @@ ImportResult import_via_enroot(const ImportOptions& opt, const ImportProgressFn&
                 "use dockerd://IMAGE, docker://[USER@][REGISTRY#]IMAGE[:TAG] or podman://IMAGE");
   std::string enroot = find_on_path("enroot");
   if (enroot.empty())
-    throw Error("enroot", "not installed (not on PATH)",
-                "install enroot, or import natively without --via enroot");
+    throw Error("enroot", "not installed (not on PATH)", "install enroot, or import natively without --via enroot");
   SignalGuard guard;
   ImportResult r;
   r.output = opt.output;

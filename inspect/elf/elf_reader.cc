@@ -37,9 +37,7 @@ T load(const std::string& b, uint64_t off) {
 }
 
 // Whether [off, off+len) lies inside a buffer of `size` bytes, overflow-safe.
-bool inside(uint64_t off, uint64_t len, uint64_t size) {
-  return off <= size && len <= size - off;
-}
+bool inside(uint64_t off, uint64_t len, uint64_t size) { return off <= size && len <= size - off; }
 
 bool is_version_char(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '.' || c == '+' ||
@@ -109,8 +107,7 @@ class Reader {
   bool read_header();
   bool read_dynamic(const Phdr& dyn, std::string& bytes);
   void parse_dynamic(const std::string& dyn);
-  std::optional<uint64_t> symbol_count(uint64_t symoff, uint64_t hash, uint64_t gnu_hash,
-                                       uint64_t stroff) const;
+  std::optional<uint64_t> symbol_count(uint64_t symoff, uint64_t hash, uint64_t gnu_hash, uint64_t stroff) const;
   void read_symbols(uint64_t symoff, uint64_t count, uint64_t stroff, uint64_t strsz);
   std::string string_at(uint64_t stroff, uint64_t strsz, uint64_t idx) const;
 
@@ -174,11 +171,7 @@ std::optional<uint64_t> Reader::file_offset(uint64_t vaddr) const {
 
 bool Reader::read_header() {
   if (read_into(prefix_, kEhdrSize) < kEhdrSize) return false;
-  if (std::memcmp(prefix_.data(),
-                  "\x7f"
-                  "ELF",
-                  4) != 0)
-    return false;
+  if (std::memcmp(prefix_.data(), "\x7f" "ELF", 4) != 0) return false;
   if (prefix_[4] != 2 || prefix_[5] != 1) {
     out_.error = "not a little-endian ELF64 file";
     return false;
@@ -189,19 +182,16 @@ bool Reader::read_header() {
   uint16_t phentsize = load<uint16_t>(prefix_, 54);
   uint16_t phnum = load<uint16_t>(prefix_, 56);
   if (phnum == 0) return true;
-  if (phentsize != kPhdrSize || phnum > kMaxPhnum)
-    return fail("bad program header table entry size or count");
+  if (phentsize != kPhdrSize || phnum > kMaxPhnum) return fail("bad program header table entry size or count");
   uint64_t phend = phoff + uint64_t{phnum} * kPhdrSize;
   // phoff near 2^64 wraps phend around to a small value: bound phoff too.
-  if (phoff < kEhdrSize || phoff > opt_.max_prefix || phend > opt_.max_prefix)
-    return fail("program headers at " + hex(phoff) + " out of bounds");
+  if (phoff < kEhdrSize || phoff > opt_.max_prefix || phend > opt_.max_prefix) return fail("program headers at " + hex(phoff) + " out of bounds");
   if (read_into(prefix_, phend - prefix_.size()) < phend - kEhdrSize)
     return fail("program headers at " + hex(phoff) + " past the end of the file");
   for (uint16_t i = 0; i < phnum; ++i) {
     uint64_t o = phoff + uint64_t{i} * kPhdrSize;
-    phdrs_.push_back({load<uint32_t>(prefix_, o), load<uint32_t>(prefix_, o + 4),
-                      load<uint64_t>(prefix_, o + 8), load<uint64_t>(prefix_, o + 16),
-                      load<uint64_t>(prefix_, o + 32)});
+    phdrs_.push_back({load<uint32_t>(prefix_, o), load<uint32_t>(prefix_, o + 4), load<uint64_t>(prefix_, o + 8),
+                      load<uint64_t>(prefix_, o + 16), load<uint64_t>(prefix_, o + 32)});
   }
   return true;
 }
@@ -238,8 +228,7 @@ std::optional<uint64_t> Reader::symbol_count(uint64_t symoff, uint64_t hash, uin
     uint64_t buckets = *g + 16 + bloom * 8;
     if (bloom > size || nbuckets > size || !inside(buckets, nbuckets * 4, size)) return std::nullopt;
     uint64_t last = 0;
-    for (uint64_t b = 0; b < nbuckets; ++b)
-      last = std::max<uint64_t>(last, load<uint32_t>(prefix_, buckets + b * 4));
+    for (uint64_t b = 0; b < nbuckets; ++b) last = std::max<uint64_t>(last, load<uint32_t>(prefix_, buckets + b * 4));
     if (last < symoffset) return symoffset;
     uint64_t chain = buckets + nbuckets * 4;
     for (;; ++last) {  // walk the last chain to its terminator (low bit set)
@@ -334,8 +323,7 @@ void Reader::run() {
   uint64_t scan_end = 0;
   const Phdr* dyn = nullptr;
   for (const auto& p : phdrs_) {
-    if (p.type == kPtLoad && p.offset == 0)
-      prefix_end = std::max(prefix_end, std::min(p.filesz, opt_.max_prefix));
+    if (p.type == kPtLoad && p.offset == 0) prefix_end = std::max(prefix_end, std::min(p.filesz, opt_.max_prefix));
     if (p.type == kPtLoad && !(p.flags & kPfW) && p.offset + p.filesz >= p.offset)
       scan_end = std::max(scan_end, p.offset + p.filesz);
     if (p.type == kPtDynamic && !dyn) dyn = &p;

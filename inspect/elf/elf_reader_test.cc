@@ -48,8 +48,7 @@ TEST(ElfReader, ReadsSonameNeededRunpathExportsAndVersionString) {
   EXPECT_NE(std::find(e.needed.begin(), e.needed.end(), "libfabric.so.1"), e.needed.end());
   EXPECT_EQ(e.runpath, (std::vector<std::string>{"/opt/amazon/efa/lib", "$ORIGIN"}));
   EXPECT_TRUE(e.rpath.empty());
-  EXPECT_EQ(e.exports,
-            (std::vector<std::string>{"ncclNetPlugin_v8", "ncclNetPlugin_v9", "ncclTunerPlugin_v3"}));
+  EXPECT_EQ(e.exports, (std::vector<std::string>{"ncclNetPlugin_v8", "ncclNetPlugin_v9", "ncclTunerPlugin_v3"}));
   EXPECT_EQ(e.markers.at("NET/OFI Initializing aws-ofi-nccl "), "1.21.1");
   EXPECT_EQ(e.markers.count("NCCL version "), 0u);
 }
@@ -121,9 +120,7 @@ TEST(ElfReader, NonElfIsNotAnError) {
 
 TEST(ElfReader, Elf32IsReportedNotParsed) {
   std::string h(64, '\0');
-  h.replace(0, 4,
-            "\x7f"
-            "ELF");
+  h.replace(0, 4, "\x7f" "ELF");
   h[4] = 1;  // ELFCLASS32
   h[5] = 1;
   MemoryReader r(h);
@@ -136,10 +133,7 @@ TEST(ElfReader, Elf32IsReportedNotParsed) {
 // near 2^64 wrapped the end-of-table sum around and read before the buffer.
 TEST(ElfReader, ProgramHeaderOffsetNearTwoToTheSixtyFourIsOutOfBounds) {
   std::string h(64, '\0');
-  std::memcpy(h.data(),
-              "\x7f"
-              "ELF\x02\x01\x01",
-              7);
+  std::memcpy(h.data(), "\x7f" "ELF\x02\x01\x01", 7);
   h[16] = 3;
   uint64_t phoff = 0xffffffffffffff40ull;
   std::memcpy(h.data() + 32, &phoff, 8);

@@ -25,22 +25,16 @@ void MappedText::append(std::string_view s, size_t at) {
 
 namespace {
 
-bool name_start(char c) {
-  return std::isalpha(static_cast<unsigned char>(c)) || c == '_';
-}
-bool name_char(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-}
+bool name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Index one past the `}` that closes the `${` starting at `open` (nested
 // braces counted); npos when unclosed.
 size_t closing_brace(std::string_view s, size_t open) {
   int depth = 0;
   for (size_t i = open; i < s.size(); ++i) {
-    if (s[i] == '{')
-      ++depth;
-    else if (s[i] == '}' && --depth == 0)
-      return i + 1;
+    if (s[i] == '{') ++depth;
+    else if (s[i] == '}' && --depth == 0) return i + 1;
   }
   return std::string_view::npos;
 }
@@ -60,8 +54,7 @@ size_t expand_reference(std::string_view s, size_t i, const Vars& vars, char esc
     while (e < s.size() && name_char(s[e])) ++e;
     std::string name(s.substr(i + 1, e - i - 1));
     auto it = vars.find(name);
-    if (it != vars.end() && it->second)
-      out += *it->second;
+    if (it != vars.end() && it->second) out += *it->second;
     else {
       out.append(s.substr(i, e - i));
       unresolved = true;
@@ -105,10 +98,8 @@ size_t expand_reference(std::string_view s, size_t i, const Vars& vars, char esc
   if (!known && !declared) return keep();
   bool set = known && (!colon || !it->second->empty());
   std::string w = expand_vars(word, vars, escape, &unresolved);
-  if (op == "-")
-    out += set ? *it->second : w;
-  else
-    out += set ? w : std::string();
+  if (op == "-") out += set ? *it->second : w;
+  else out += set ? w : std::string();
   return close;
 }
 

@@ -12,9 +12,7 @@ namespace trainimg::recipes {
 namespace {
 using ::testing::ElementsAre;
 
-Dockerfile parse(const std::string& text) {
-  return parse_dockerfile(SourceFile("Dockerfile", text));
-}
+Dockerfile parse(const std::string& text) { return parse_dockerfile(SourceFile("Dockerfile", text)); }
 
 // The positioned one-line message a malformed Dockerfile produces.
 std::string error_of(const std::string& text) {
@@ -57,20 +55,18 @@ TEST(Parser, SeedReferenceDockerfile) {
   const Instruction& run = s.instructions[3];
   EXPECT_EQ(run.line, 7);
   EXPECT_EQ(run.end_line, 14);
-  EXPECT_THAT(programs(run), ElementsAre("apt-get", "&&apt-get", "&&cd", "&&curl", "&&tar", "&&cd",
-                                         "&&efa_installer.sh", "&&cd", "&&rm"));
+  EXPECT_THAT(programs(run), ElementsAre("apt-get", "&&apt-get", "&&cd", "&&curl", "&&tar", "&&cd", "&&efa_installer.sh",
+                                         "&&cd", "&&rm"));
   const Command& inst = run.script.commands[6];
   EXPECT_EQ(pos(text, inst.argv[0].span), "13:5");
   EXPECT_EQ(inst.argv.back().text, "--no-verify");
   const Command& curl = run.script.commands[3];
   EXPECT_EQ(curl.argv[3].text, "https://efa-installer.amazonaws.com/aws-efa-installer-1.50.0.tar.gz");
-  EXPECT_EQ(curl.argv[3].raw,
-            "https://efa-installer.amazonaws.com/aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz");
+  EXPECT_EQ(curl.argv[3].raw, "https://efa-installer.amazonaws.com/aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz");
   const Instruction& deepep = s.instructions[6];
   EXPECT_EQ(deepep.script.commands[3].assignments[0].text, "DISABLE_AGGRESSIVE_PTX_INSTRS=1");
   EXPECT_EQ(deepep.script.commands[2].argv[2].text, "94a9f8f6b146c07d97ec58f67cd6d303296d6098");
-  EXPECT_EQ(s.instructions[4].pairs[0].value,
-            "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}");
+  EXPECT_EQ(s.instructions[4].pairs[0].value, "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}");
 }
 
 TEST(Parser, VariableForms) {
@@ -103,8 +99,7 @@ TEST(Parser, EnvIsSimultaneousAndLegacyFormTakesTheRestOfTheLine) {
 }
 
 TEST(Parser, GlobalArgsReachFromAndRedeclaredArgs) {
-  Dockerfile df =
-      parse("ARG BASE=nvcr.io/nvidia/pytorch:26.08-py3\nARG V=1.50.0\nFROM ${BASE}\nARG V\nRUN echo $V\n");
+  Dockerfile df = parse("ARG BASE=nvcr.io/nvidia/pytorch:26.08-py3\nARG V=1.50.0\nFROM ${BASE}\nARG V\nRUN echo $V\n");
   EXPECT_EQ(df.stages[0].base, "nvcr.io/nvidia/pytorch:26.08-py3");
   EXPECT_EQ(df.stages[0].instructions[2].script.commands[0].argv[1].text, "1.50.0");
   // Without re-declaration a global ARG is not visible in the stage.
@@ -220,8 +215,7 @@ TEST(Parser, CrLfLineEndings) {
 }
 
 TEST(Parser, PragmaOnTheLineBefore) {
-  Dockerfile df = parse(
-      "FROM x\n# trainimg: ignore=efa-apt-update, nccl-net-plugin\nRUN a\n# trainimg: ignore=x\n\nRUN b\n");
+  Dockerfile df = parse("FROM x\n# trainimg: ignore=efa-apt-update, nccl-net-plugin\nRUN a\n# trainimg: ignore=x\n\nRUN b\n");
   EXPECT_THAT(df.stages[0].instructions[1].ignore, ElementsAre("efa-apt-update", "nccl-net-plugin"));
   EXPECT_TRUE(df.stages[0].instructions[2].ignore.empty());  // a blank line in between
 }
@@ -253,17 +247,14 @@ TEST(ParserErrors, UnterminatedQuote) {
 }
 
 TEST(ParserErrors, BadExecForm) {
-  EXPECT_EQ(error_of("FROM x\nCMD [\"a\", b]\n"),
-            "Dockerfile:2:11: malformed exec form (JSON array of strings): expected a string");
-  EXPECT_EQ(error_of("FROM x\nRUN [\"a\" \"b\"]\n"),
-            "Dockerfile:2:10: malformed exec form (JSON array of strings): expected ',' or ']'");
+  EXPECT_EQ(error_of("FROM x\nCMD [\"a\", b]\n"), "Dockerfile:2:11: malformed exec form (JSON array of strings): expected a string");
+  EXPECT_EQ(error_of("FROM x\nRUN [\"a\" \"b\"]\n"), "Dockerfile:2:10: malformed exec form (JSON array of strings): expected ',' or ']'");
 }
 
 TEST(ParserErrors, FromWithoutImageAndBadEscape) {
   EXPECT_EQ(error_of("FROM\n"), "Dockerfile:1:1: FROM without an image");
   EXPECT_EQ(error_of("FROM x AS\n"), "Dockerfile:1:8: FROM takes IMAGE [AS NAME]");
-  EXPECT_EQ(error_of("# escape=x\nFROM x\n"),
-            "Dockerfile:1:1: invalid escape directive 'x': must be \\ or `");
+  EXPECT_EQ(error_of("# escape=x\nFROM x\n"), "Dockerfile:1:1: invalid escape directive 'x': must be \\ or `");
 }
 
 }  // namespace

@@ -88,18 +88,16 @@ TEST(LoadRecipe, StepWithoutNameIsADiagnosticNotAnException) {
 }
 
 TEST(LoadRecipe, UnknownKeysSuggestTheClosestOne) {
-  EXPECT_THAT(
-      schema_of("base: x\nefa:\n  instaler: 1.50.0\nstep: []\n"),
-      ElementsAre("3:3 error [recipe-schema] unknown key 'instaler' in 'efa' (did you mean 'installer'?)",
-                  "2:1 error [recipe-schema] 'efa' has no 'installer' version",
-                  "4:1 error [recipe-schema] unknown key 'step' in the recipe (did you mean 'steps'?)"));
+  EXPECT_THAT(schema_of("base: x\nefa:\n  instaler: 1.50.0\nstep: []\n"),
+              ElementsAre("3:3 error [recipe-schema] unknown key 'instaler' in 'efa' (did you mean 'installer'?)",
+                          "2:1 error [recipe-schema] 'efa' has no 'installer' version",
+                          "4:1 error [recipe-schema] unknown key 'step' in the recipe (did you mean 'steps'?)"));
 }
 
 TEST(LoadRecipe, UnknownStepKeyNamesTheStep) {
-  EXPECT_THAT(
-      schema_of(std::string(kHead) + "steps:\n  - name: deepep\n    runn: make\n"),
-      ElementsAre("5:5 error [recipe-schema] unknown key 'runn' in step 'deepep' (did you mean 'run'?)",
-                  "4:11 warning [recipe-schema] step 'deepep' has no run, env or copy; it renders nothing"));
+  EXPECT_THAT(schema_of(std::string(kHead) + "steps:\n  - name: deepep\n    runn: make\n"),
+              ElementsAre("5:5 error [recipe-schema] unknown key 'runn' in step 'deepep' (did you mean 'run'?)",
+                          "4:11 warning [recipe-schema] step 'deepep' has no run, env or copy; it renders nothing"));
 }
 
 TEST(LoadRecipe, UnknownKeyFarFromAnyKnownOneHasNoSuggestion) {
@@ -162,16 +160,17 @@ TEST(LoadRecipe, DuplicateKeysAreRefused) {
 
 TEST(LoadRecipe, NamesAreChecked) {
   EXPECT_THAT(
-      schema_of(std::string(kHead) + "apt: [Curl]\n"
-                                     "args: {1X: a, EFA_INSTALLER_VERSION: 1.49.0}\n"
-                                     "steps:\n"
-                                     "  - name: a b\n"
-                                     "    env: {BAD-NAME: x}\n"
-                                     "    run: make\n"
-                                     "  - name: c\n"
-                                     "    run: make\n"
-                                     "  - name: c\n"
-                                     "    run: make\n"),
+      schema_of(std::string(kHead) +
+                "apt: [Curl]\n"
+                "args: {1X: a, EFA_INSTALLER_VERSION: 1.49.0}\n"
+                "steps:\n"
+                "  - name: a b\n"
+                "    env: {BAD-NAME: x}\n"
+                "    run: make\n"
+                "  - name: c\n"
+                "    run: make\n"
+                "  - name: c\n"
+                "    run: make\n"),
       ElementsAre("3:7 error [recipe-schema] 'Curl' is not a Debian package name",
                   "4:8 error [recipe-schema] '1X' is not a valid name in 'args'",
                   "4:15 error [recipe-schema] EFA_INSTALLER_VERSION is set by efa.installer",
@@ -197,13 +196,12 @@ TEST(LoadRecipe, CopySourcesMustStayInsideAnExistingContext) {
                      "      - {src: missing/, dst: /y}\n"
                      "      - {dst: /z}\n";
   LoadResult lr = load_text(text, {}, std::string(TRAINIMG_SOURCE_DIR) + "/examples");
-  EXPECT_THAT(
-      testing::briefs(lr.diagnostics),
-      ElementsAre("7:15 error [recipe-schema] copy source '../secret' must be a path inside the build "
-                  "context",
-                  "8:15 error [recipe-schema] copy source 'missing/' does not exist in the build context '" +
-                      std::string(TRAINIMG_SOURCE_DIR) + "/examples'",
-                  "9:9 error [recipe-schema] copy entry has no 'src'"));
+  EXPECT_THAT(testing::briefs(lr.diagnostics),
+              ElementsAre("7:15 error [recipe-schema] copy source '../secret' must be a path inside the build "
+                          "context",
+                          "8:15 error [recipe-schema] copy source 'missing/' does not exist in the build context '" +
+                              std::string(TRAINIMG_SOURCE_DIR) + "/examples'",
+                          "9:9 error [recipe-schema] copy entry has no 'src'"));
   ASSERT_EQ(lr.recipe->steps[0].copy.size(), 1u);
   EXPECT_EQ(lr.recipe->steps[0].copy[0].dst.value, "/workspace/train/");
 }

@@ -103,10 +103,9 @@ class Splicer {
     d.rule_id = "recipe-schema";
     d.file = label_;
     d.message = msg;
-    d.hint = hint.empty()
-                 ? "--set takes a dotted recipe key (efa.installer, steps.0.env.NAME, steps.NAME.run) "
-                   "and a YAML value"
-                 : hint;
+    d.hint = hint.empty() ? "--set takes a dotted recipe key (efa.installer, steps.0.env.NAME, steps.NAME.run) "
+                            "and a YAML value"
+                          : hint;
     out_.push_back(d);
   }
 
@@ -154,7 +153,8 @@ class Splicer {
         }
         return splice(child, next.name, value);
       case FieldKind::ScalarList:
-      case FieldKind::ObjectList: return walk_list(child, *f, path, i + 1, value);
+      case FieldKind::ObjectList:
+        return walk_list(child, *f, path, i + 1, value);
     }
   }
 
