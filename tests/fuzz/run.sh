@@ -30,6 +30,7 @@ one() {  # name slot
   done
 }
 for b in "$bindir"/fuzz_*; do
+  [ -f "$b" ] && [ -x "$b" ] || continue
   t=$(basename "$b"); t=${t#fuzz_}
   [ "$t" = "replay_tests" ] && continue
   mkdir -p "$work/corpus/$t" "$work/crashes/$t" "$seeds/$t"
