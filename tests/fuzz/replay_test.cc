@@ -36,7 +36,9 @@ const fs::path kRegressions = fs::path(TRAINIMG_SOURCE_DIR) / "tests/fuzz/regres
 TEST(FuzzRegressions, EveryFolderIsATarget) {
   ASSERT_GE(targets().size(), 8u);
   for (const auto& d : fs::directory_iterator(kRegressions))
-    if (d.is_directory()) EXPECT_TRUE(targets().count(d.path().filename().string())) << d.path();
+    if (d.is_directory()) {
+      EXPECT_TRUE(targets().count(d.path().filename().string())) << d.path();
+    }
 }
 
 TEST(FuzzRegressions, EveryInputEndsCleanly) {
