@@ -82,7 +82,9 @@ void kill_during_import(const Case& c) {
   std::vector<std::string> env;
   if (c.named) env.push_back("TRAINIMG_ATOMIC_NAMED=1");
   const std::string target = out / "img.sqsh";
-  if (c.force) ASSERT_EQ(sh("echo old > " + target), 0);
+  if (c.force) {
+    ASSERT_EQ(sh("echo old > " + target), 0);
+  }
   const std::set<std::string> before = names(out.p);
   std::string cmd = kBin + " import dir:" + src / "root" + " -o " + target +
                     " --compression xz --progress none" + (c.force ? " --force" : "");
@@ -102,7 +104,9 @@ void kill_during_import(const Case& c) {
       // Nothing new but, on the named path, the killed writer's partial file.
       EXPECT_TRUE(c.named && n.rfind("img.sqsh.partial-", 0) == 0) << "after kill at " << ms << " ms: " << n;
     }
-    if (c.force) EXPECT_EQ(sh("grep -qx old " + target), 0) << "the old output was replaced by a partial one";
+    if (c.force) {
+      EXPECT_EQ(sh("grep -qx old " + target), 0) << "the old output was replaced by a partial one";
+    }
   }
   EXPECT_GT(killed, 0) << "the import always finished before the kill";
   // The next import of the same target cleans what the killed ones left.

@@ -94,7 +94,9 @@ void expect_bounded(const Run& r, std::initializer_list<int> allowed) {
   for (int a : allowed) ok |= r.rc == a;
   EXPECT_TRUE(ok) << "exit " << r.rc << "\n" << r.out.substr(0, 2000);
   EXPECT_GT(r.rss_kb, 0);
-  if (!kSanitized) EXPECT_LE(r.rss_kb, 512 * 1024) << "peak RSS " << r.rss_kb << " KiB";
+  if (!kSanitized) {
+    EXPECT_LE(r.rss_kb, 512 * 1024) << "peak RSS " << r.rss_kb << " KiB";
+  }
   std::printf("exit %d, peak RSS %ld KiB\n", r.rc, r.rss_kb);
 }
 
