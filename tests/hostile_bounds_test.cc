@@ -59,18 +59,18 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
-struct Run {
+struct Outcome {
   int rc = -1;       // exit status, or 128 + signal
   long rss_kb = -1;  // peak RSS
   std::string out;   // stdout + stderr
 };
 
 // Runs `args` under timeout(1) (60 s, then SIGKILL) and /usr/bin/time.
-Run bounded(const Tmp& t, const std::string& args) {
+Outcome bounded(const Tmp& t, const std::string& args) {
   std::string cmd = "timeout -s KILL 60 /usr/bin/time -f %M -o " + t / "rss" + " " + kBin + " " + args +
                     " >" + t / "out" + " 2>&1";
   int st = std::system(cmd.c_str());
-  Run r;
+  Outcome r;
   r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   std::string rss = slurp(t / "rss");
   // time(1) prints "Command terminated by signal N" before the number.
@@ -87,7 +87,7 @@ void gen(const Tmp& t, const std::string& kase, const std::string& env = "") {
   ASSERT_EQ(std::system((env + " python3 " + kGen + " " + t.p.string() + " " + kase).c_str()), 0) << kase;
 }
 
-void expect_bounded(const Run& r, std::initializer_list<int> allowed) {
+void expect_bounded(const Outcome& r, std::initializer_list<int> allowed) {
   EXPECT_NE(r.rc, 124) << "timed out";
   EXPECT_LT(r.rc, 128) << "killed by a signal (137: the 60 s limit)\n" << r.out.substr(0, 2000);
   bool ok = false;
@@ -103,14 +103,14 @@ void expect_bounded(const Run& r, std::initializer_list<int> allowed) {
 TEST(HostileBounds, GzipBombLayerIsReadInBoundedMemory) {
   Tmp t;
   gen(t, "gzip-bomb");  // 1 GiB of zeros in a 1 MiB gzip layer
-  Run r = bounded(t, "inspect docker-archive:" + t / "gzip-bomb.tar");
+  Outcome r = bounded(t, "inspect docker-archive:" + t / "gzip-bomb.tar");
   expect_bounded(r, {0, 1});  // a valid image: read, not refused
 }
 
 TEST(HostileBounds, ZstdBombLayerIsReadInBoundedMemory) {
   Tmp t;
   gen(t, "zstd-bomb");  // 1 GiB of zeros in a 32 KiB zstd layer (32000x)
-  Run r = bounded(t, "inspect docker-archive:" + t / "zstd-bomb.tar");
+  Outcome r = bounded(t, "inspect docker-archive:" + t / "zstd-bomb.tar");
   expect_bounded(r, {0, 1});
 }
 
@@ -141,7 +141,7 @@ TEST(HostileBounds, SymlinkChainOfAThousandAndALoopAreRead) {
 TEST(HostileBounds, JsonNestedAHundredThousandDeepIsAFormatError) {
   Tmp t;
   gen(t, "json-deep");
-  Run r = bounded(t, "inspect oci:" + t / "json-deep");
+  Outcome r = bounded(t, "inspect oci:" + t / "json-deep");
   expect_bounded(r, {2});
 }
 
