@@ -27,7 +27,8 @@ std::string sha256_hex(std::string_view s) {
 }
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
-  for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size()) s.replace(at, from.size(), to);
+  for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
+    s.replace(at, from.size(), to);
 }
 
 void write(const std::string& path, const std::string& bytes) {

@@ -4,14 +4,14 @@
 // every build: each input once crashed, leaked or hung a reader; it must now
 // end cleanly (ASan+UBSan in CI's sanitizer pass). Also checks that every
 // regressions/ folder belongs to a target.
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #define TRAINIMG_FUZZ_TARGET(name, fn) extern "C" int fn(const uint8_t*, size_t);
 #include "fuzz_targets.inc"
