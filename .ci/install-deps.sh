@@ -9,6 +9,8 @@ pkgs=(
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
   libcurl4-openssl-dev libssl-dev libarchive-dev libsquashfs-dev liblzo2-dev libzstd-dev zlib1g-dev
   libgtest-dev libgmock-dev
+  # fuzz targets and the sanitizer pass (docs/fuzzing.md): clang 16 + libFuzzer
+  clang-16 libclang-rt-16-dev
   # real tools the tests compare against
   squashfs-tools squashfs-tools-ng squashfuse fuse3 skopeo docker.io zstd python3 busybox-static
   gzip xz-utils tar file binutils curl dash ca-certificates

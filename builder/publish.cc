@@ -84,8 +84,8 @@ void check_interrupted(const std::string& what) {
   if (int sig = g_signal.load()) throw Interrupted(sig, what);
 }
 
-PartialOutput::PartialOutput(const std::string& target, bool replace)
-    : file_(target, replace), slot_(SignalGuard::track(file_.partial_path())) {}
+PartialOutput::PartialOutput(const std::string& target, bool replace, bool named)
+    : file_(target, replace, 0644, named), slot_(SignalGuard::track(file_.partial_path())) {}
 
 PartialOutput::~PartialOutput() {
   file_.discard();

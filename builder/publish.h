@@ -62,7 +62,9 @@ void check_interrupted(const std::string& what);
 class PartialOutput {
  public:
   /// Refuses an existing target unless `replace` (--force), before any work.
-  PartialOutput(const std::string& target, bool replace);
+  /// `named`: a named partial file even where O_TMPFILE works (its path is
+  /// handed to another program).
+  PartialOutput(const std::string& target, bool replace, bool named = false);
   ~PartialOutput();
   PartialOutput(const PartialOutput&) = delete;
   PartialOutput& operator=(const PartialOutput&) = delete;

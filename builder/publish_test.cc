@@ -48,6 +48,12 @@ TEST(PartialOutput, AbandonedOutputLeavesNothingBehind) {
   TempDir d;
   {
     PartialOutput out((d.path / "img.sqsh").string(), false);
+    EXPECT_EQ(out.partial_path(), "");  // an O_TMPFILE inode: never visible
+    EXPECT_TRUE(d.names().empty());
+  }
+  EXPECT_TRUE(d.names().empty());
+  {
+    PartialOutput out((d.path / "img.sqsh").string(), false, /*named=*/true);
     EXPECT_EQ(fs::path(out.partial_path()).parent_path(), d.path);
     EXPECT_EQ(d.names().size(), 1u);
   }
@@ -71,7 +77,8 @@ TEST(PartialOutput, GarbageFailsTheReadBackAndIsNeverRenamed) {
 TEST(SignalGuard, SigintRemovesThePartialFileAtOnceAndIsReportedAsInterrupted) {
   TempDir d;
   SignalGuard guard;
-  PartialOutput out((d.path / "img.sqsh").string(), false);
+  // The named partial file (what file systems without O_TMPFILE get).
+  PartialOutput out((d.path / "img.sqsh").string(), false, /*named=*/true);
   std::string partial = out.partial_path();
   ASSERT_TRUE(fs::exists(partial));
   std::raise(SIGINT);

@@ -3,13 +3,17 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <random>
+#include <string_view>
 #include <vector>
 
 #include "common/error.h"
@@ -21,9 +25,69 @@ std::string dir_of(const std::string& path) {
   auto p = std::filesystem::path(path).parent_path();
   return p.empty() ? std::string(".") : p.string();
 }
+
+constexpr char kPartial[] = ".partial-";
+constexpr size_t kSuffix = 6;  // mkstemp's XXXXXX
+
+mode_t umasked(unsigned mode) {
+  mode_t m = ::umask(0);
+  ::umask(m);
+  return static_cast<mode_t>(mode) & ~m;
+}
+
+// Tests (and a user who must) can ask for the named partial file everywhere.
+bool tmpfile_disabled() {
+  const char* v = std::getenv("TRAINIMG_ATOMIC_NAMED");
+  return v && *v && std::string_view(v) != "0";
+}
+
+// Links the unnamed inode `fd` to `name`: AT_EMPTY_PATH needs
+// CAP_DAC_READ_SEARCH; unprivileged, the /proc/self/fd link is followed.
+int link_fd(int fd, const std::string& name) {
+  if (::linkat(fd, "", AT_FDCWD, name.c_str(), AT_EMPTY_PATH) == 0) return 0;
+  if (errno == EEXIST) return -1;
+  std::string proc = "/proc/self/fd/" + std::to_string(fd);
+  return ::linkat(AT_FDCWD, proc.c_str(), AT_FDCWD, name.c_str(), AT_SYMLINK_FOLLOW);
+}
+
+std::string random_suffix() {
+  static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  static std::random_device rd;
+  std::string s;
+  for (size_t i = 0; i < kSuffix; ++i) s += chars[rd() % (sizeof chars - 1)];
+  return s;
+}
 }  // namespace
 
-AtomicFile::AtomicFile(std::string target, bool replace, unsigned mode)
+int remove_stale_partials(const std::string& target) noexcept {
+  int removed = 0;
+  try {
+    std::filesystem::path t(target);
+    const std::string prefix = t.filename().string() + kPartial;
+    const std::string dir = dir_of(target);
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+      std::string name = e.path().filename().string();
+      if (name.size() != prefix.size() + kSuffix || name.compare(0, prefix.size(), prefix) != 0) continue;
+      std::string path = e.path().string();
+      UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+      if (!fd) continue;
+      struct stat st, again;
+      if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      // A live writer holds the lock. One that has just created its file may
+      // not hold it yet: an empty file younger than 2 s is left alone.
+      if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) continue;
+      if (st.st_size == 0 && ::time(nullptr) - st.st_mtime < 2) continue;
+      if (::lstat(path.c_str(), &again) != 0 || again.st_ino != st.st_ino || again.st_dev != st.st_dev)
+        continue;
+      if (::unlink(path.c_str()) == 0) ++removed;
+    }
+  } catch (...) {
+  }
+  return removed;
+}
+
+AtomicFile::AtomicFile(std::string target, bool replace, unsigned mode, bool named)
     : target_(std::move(target)), replace_(replace) {
   if (target_.empty()) throw Error("", "empty output path");
   struct stat st;
@@ -31,6 +95,18 @@ AtomicFile::AtomicFile(std::string target, bool replace, unsigned mode)
     throw Error(target_, "output path is a directory");
   if (!replace_ && ::access(target_.c_str(), F_OK) == 0)
     throw Error(target_, "output exists", "pass --force to replace it atomically");
+  remove_stale_partials(target_);
+  if (!named && !tmpfile_disabled()) {
+    int fd = ::open(dir_of(target_).c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, umasked(mode));
+    if (fd >= 0) {
+      fd_.reset(fd);
+      anonymous_ = true;
+      ::flock(fd, LOCK_EX | LOCK_NB);  // guards the TARGET.partial-* name --force links it to
+      return;
+    }
+    // EOPNOTSUPP/EISDIR/EINVAL: no O_TMPFILE here; other errors (EACCES,
+    // ENOENT) repeat below with the file's name in the message.
+  }
   std::vector<char> tmpl(target_.begin(), target_.end());
   const char suffix[] = ".partial-XXXXXX";
   tmpl.insert(tmpl.end(), suffix, suffix + sizeof(suffix));  // includes NUL
@@ -38,10 +114,13 @@ AtomicFile::AtomicFile(std::string target, bool replace, unsigned mode)
   if (fd < 0) throw_errno(target_, "cannot create temporary file in " + dir_of(target_));
   fd_.reset(fd);
   partial_ = tmpl.data();
-  ::fchmod(fd, mode & ~[] { mode_t m = ::umask(0); ::umask(m); return m; }());
+  ::flock(fd, LOCK_EX | LOCK_NB);  // held while this writer lives: remove_stale_partials() skips it
+  ::fchmod(fd, umasked(mode));
 }
 
-AtomicFile::~AtomicFile() { discard(); }
+AtomicFile::~AtomicFile() {
+  discard();
+}
 
 void AtomicFile::discard() noexcept {
   fd_.reset();
@@ -65,14 +144,35 @@ void AtomicFile::write(std::string_view data) {
 void AtomicFile::commit() {
   if (committed_) return;
   if (::fsync(fd_.get()) != 0) throw_errno(target_, "fsync failed");
-  if (replace_) {
+  if (anonymous_ && !replace_) {
+    // linkat never replaces: a target that appeared meanwhile is refused.
+    if (link_fd(fd_.get(), target_) != 0) {
+      if (errno == EEXIST) throw Error(target_, "output exists", "pass --force to replace it atomically");
+      throw_errno(target_, "link failed");
+    }
+  } else if (anonymous_) {
+    // rename(2) replaces atomically but needs a name: link the inode to a
+    // fresh partial name first. A kill between the two leaves that name,
+    // which the next writer of the target removes.
+    std::string name;
+    for (int tries = 0;; ++tries) {
+      name = target_ + kPartial + random_suffix();
+      if (link_fd(fd_.get(), name) == 0) break;
+      if (errno != EEXIST || tries > 100) throw_errno(target_, "link failed");
+    }
+    if (::rename(name.c_str(), target_.c_str()) != 0) {
+      int saved = errno;
+      ::unlink(name.c_str());
+      errno = saved;
+      throw_errno(target_, "rename failed");
+    }
+  } else if (replace_) {
     if (::rename(partial_.c_str(), target_.c_str()) != 0) throw_errno(target_, "rename failed");
   } else {
     // renameat2(RENAME_NOREPLACE): never replace a target that appeared
     // while we were writing.
     if (::renameat2(AT_FDCWD, partial_.c_str(), AT_FDCWD, target_.c_str(), RENAME_NOREPLACE) != 0) {
-      if (errno == EEXIST)
-        throw Error(target_, "output exists", "pass --force to replace it atomically");
+      if (errno == EEXIST) throw Error(target_, "output exists", "pass --force to replace it atomically");
       throw_errno(target_, "rename failed");
     }
   }

@@ -12,6 +12,7 @@ namespace {
 
 constexpr uint64_t kMaxBlockList = 64u << 20;  // bytes of one file's block list
 constexpr uint32_t kMaxSymlink = 64u << 10;    // Linux allows 4095
+constexpr uint32_t kMaxName = 256;             // squashfs names: 1..256 bytes
 constexpr uint32_t kMaxXattrsPerInode = 65536;
 
 }  // namespace
@@ -38,6 +39,18 @@ InodePtr Image::Impl::read_inode(uint64_t ref, const std::string& where) {
     ok(sqfs_meta_reader_read(inodes.get(), &f, sizeof f));
     if (f.file_size / super.block_size * 4 > kMaxBlockList)
       fail(ctx() + ": absurd file size " + std::to_string(f.file_size));
+  } else if (base.type == SQFS_INODE_EXT_DIR) {
+    // libsquashfs grows the inode by each directory index entry's name size
+    // (32 bits on disk): a hostile size would make it allocate 4 GiB.
+    sqfs_inode_dir_ext_t d;
+    ok(sqfs_meta_reader_read(inodes.get(), &d, sizeof d));
+    for (uint32_t i = 0; i < d.inodex_count; ++i) {
+      sqfs_dir_index_t ent;
+      ok(sqfs_meta_reader_read(inodes.get(), &ent, sizeof ent));
+      if (ent.size >= kMaxName) fail(ctx() + ": absurd directory index name length " + std::to_string(ent.size + 1ull));
+      char name[kMaxName];
+      ok(sqfs_meta_reader_read(inodes.get(), name, ent.size + 1));
+    }
   } else if (base.type == SQFS_INODE_SLINK || base.type == SQFS_INODE_EXT_SLINK) {
     sqfs_inode_slink_t l;
     ok(sqfs_meta_reader_read(inodes.get(), &l, sizeof l));

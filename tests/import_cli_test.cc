@@ -104,8 +104,19 @@ TEST(ImportCli, SigintMidImportExits130AndLeavesNoFileBehind) {
     ::execl("/bin/sh", "sh", "-c", ("exec " + cmd).c_str(), nullptr);
     _exit(127);
   }
-  for (int i = 0; i < 1000 && fs::is_empty(t.p / "out"); ++i) ::usleep(10000);
-  ASSERT_FALSE(fs::is_empty(t.p / "out")) << "the partial file never appeared";
+  // The partial output is an unnamed O_TMPFILE inode in out/ (a named
+  // *.partial-* file where the file system has no O_TMPFILE): wait until the
+  // process holds a file there.
+  auto writing = [&] {
+    std::error_code ec;
+    for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+      std::string to = fs::read_symlink(fd.path(), ec).string();
+      if (!ec && to.rfind((t.p / "out").string() + "/", 0) == 0) return true;
+    }
+    return false;
+  };
+  for (int i = 0; i < 1000 && !writing(); ++i) ::usleep(10000);
+  ASSERT_TRUE(writing()) << "the partial file never appeared";
   ::usleep(300000);
   ::kill(pid, SIGINT);
   int st = 0;

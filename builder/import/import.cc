@@ -506,7 +506,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
     sqsh::WriterOptions wo;
     Written written;
     for (bool two_pass = layered;; two_pass = true) {
-      if (::ftruncate(out.fd(), 0) != 0) throw_errno(out.partial_path(), "truncate failed");
+      if (::ftruncate(out.fd(), 0) != 0) throw_errno(out.target(), "truncate failed");
       job.prog = {};
       // A first walk for the mtime would cost a pass; the newest mtime is
       // only known after the merge, so a provisional writer gets SDE or 0

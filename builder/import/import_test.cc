@@ -417,8 +417,17 @@ TEST(ImportPublish, SigintMidImportLeavesNothingAndExitsWithTheSignal) {
     }
     _exit(0);
   }
-  // Wait until the partial file exists, then interrupt.
-  for (int i = 0; i < 500 && fs::is_empty(out); ++i) ::usleep(10000);
+  // Wait until the import holds its partial output (an O_TMPFILE inode in
+  // out/, or a named partial file there), then interrupt.
+  auto writing = [&] {
+    std::error_code ec;
+    for (const auto& fd : fs::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+      std::string to = fs::read_symlink(fd.path(), ec).string();
+      if (!ec && to.rfind(out + "/", 0) == 0) return true;
+    }
+    return false;
+  };
+  for (int i = 0; i < 500 && !writing(); ++i) ::usleep(10000);
   ::usleep(200000);
   ::kill(pid, SIGINT);
   int st = 0;

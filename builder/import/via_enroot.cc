@@ -76,7 +76,7 @@ ImportResult import_via_enroot(const ImportOptions& opt, const ImportProgressFn&
   SignalGuard guard;
   ImportResult r;
   r.output = opt.output;
-  PartialOutput out(opt.output, opt.force);
+  PartialOutput out(opt.output, opt.force, /*named=*/true);  // enroot's file is renamed onto it
   // enroot refuses an existing file, so it gets a fresh name beside ours.
   EnrootOutput tmp(out.partial_path() + ".enroot");
   if (progress) progress({"enroot", 0, 0, 0, 0});

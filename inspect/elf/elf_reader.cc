@@ -184,7 +184,8 @@ bool Reader::read_header() {
   if (phnum == 0) return true;
   if (phentsize != kPhdrSize || phnum > kMaxPhnum) return fail("bad program header table entry size or count");
   uint64_t phend = phoff + uint64_t{phnum} * kPhdrSize;
-  if (phoff < kEhdrSize || phend > opt_.max_prefix) return fail("program headers at " + hex(phoff) + " out of bounds");
+  // phoff near 2^64 wraps phend around to a small value: bound phoff too.
+  if (phoff < kEhdrSize || phoff > opt_.max_prefix || phend > opt_.max_prefix) return fail("program headers at " + hex(phoff) + " out of bounds");
   if (read_into(prefix_, phend - prefix_.size()) < phend - kEhdrSize)
     return fail("program headers at " + hex(phoff) + " past the end of the file");
   for (uint16_t i = 0; i < phnum; ++i) {

@@ -129,6 +129,22 @@ TEST(ElfReader, Elf32IsReportedNotParsed) {
   EXPECT_EQ(e.error, "not a little-endian ELF64 file");
 }
 
+// Found by fuzz_elf (tests/fuzz/regressions/elf/): a program header offset
+// near 2^64 wrapped the end-of-table sum around and read before the buffer.
+TEST(ElfReader, ProgramHeaderOffsetNearTwoToTheSixtyFourIsOutOfBounds) {
+  std::string h(64, '\0');
+  std::memcpy(h.data(), "\x7f" "ELF\x02\x01\x01", 7);
+  h[16] = 3;
+  uint64_t phoff = 0xffffffffffffff40ull;
+  std::memcpy(h.data() + 32, &phoff, 8);
+  h[54] = 56;
+  h[56] = 4;
+  MemoryReader r(h);
+  ElfInfo e = read_elf(r);
+  EXPECT_TRUE(e.is_elf);
+  EXPECT_EQ(e.error, "program headers at 0xffffffffffffff40 out of bounds");
+}
+
 // Hostile: every truncation and a sweep of byte corruptions of a real
 // object must return (with or without an error), never crash or hang.
 TEST(ElfReader, TruncatedAndCorruptedObjectsNeverCrash) {

@@ -91,6 +91,7 @@ size_t expand_reference(std::string_view s, size_t i, const Vars& vars, char esc
     return close;
   }
   bool colon = rest[0] == ':';
+  if (colon && rest.size() < 2) return keep();  // "${VAR:}": no operator
   std::string_view op = rest.substr(colon ? 1 : 0, 1);
   std::string_view word = rest.substr(colon ? 2 : 1);
   if (op != "-" && op != "+") return keep();  // ${VAR#x}, ${VAR%x}, ...: not resolved statically

@@ -82,6 +82,16 @@ TEST(Parser, VariableForms) {
   EXPECT_TRUE(df.stages[0].instructions[4].pairs[5].unresolved);
 }
 
+// Found by fuzz_dockerfile (tests/fuzz/regressions/dockerfile/): "${VAR:}"
+// has no operator after the colon and threw std::out_of_range.
+TEST(Parser, ColonWithoutOperatorIsKeptAsWritten) {
+  Dockerfile df = parse("FROM x\nARG A=1\nENV B=${A:} C=${A:}x\n");
+  ASSERT_EQ(df.stages[0].instructions[2].pairs.size(), 2u);
+  EXPECT_EQ(df.stages[0].instructions[2].pairs[0].value, "${A:}");
+  EXPECT_TRUE(df.stages[0].instructions[2].pairs[0].unresolved);
+  EXPECT_EQ(df.stages[0].instructions[2].pairs[1].value, "${A:}x");
+}
+
 TEST(Parser, EnvIsSimultaneousAndLegacyFormTakesTheRestOfTheLine) {
   Dockerfile df = parse("FROM x\nENV A=1\nENV A=2 B=$A\nENV MSG hello  world\n");
   EXPECT_EQ(df.stages[0].instructions[2].pairs[1].value, "1");

@@ -398,7 +398,7 @@ std::optional<Step> Loader::load_step(const Node& v, const std::string& origin, 
     return std::nullopt;
   }
   std::string label = std::to_string(index);
-  if (v["name"].IsScalar()) label = v["name"].Scalar();
+  if (const Node n = v["name"]; n && n.IsScalar()) label = n.Scalar();
   bool have_name = false;
   std::optional<Text> shell;
   each_field(v, origin, step_fields(), "step '" + label + "'",

@@ -76,6 +76,17 @@ TEST(LoadRecipe, LiteralBlockRunLinesKnowTheirSourcePositions) {
   EXPECT_EQ(run.lines[2].column, 7);  // the block's indentation; the rest is the value's
 }
 
+// Found by fuzz_recipe (tests/fuzz/regressions/recipe/): a step mapping
+// without 'name' made yaml-cpp throw YAML::InvalidNode out of the loader.
+TEST(LoadRecipe, StepWithoutNameIsADiagnosticNotAnException) {
+  LoadResult lr;
+  ASSERT_NO_THROW(lr = load_text(std::string(kHead) + "steps:\n  - description: x\n    run: make\n"));
+  ASSERT_FALSE(lr.diagnostics.empty());
+  bool named = false;
+  for (const auto& d : lr.diagnostics) named |= d.message.find("name") != std::string::npos;
+  EXPECT_TRUE(named);
+}
+
 TEST(LoadRecipe, UnknownKeysSuggestTheClosestOne) {
   EXPECT_THAT(schema_of("base: x\nefa:\n  instaler: 1.50.0\nstep: []\n"),
               ElementsAre("3:3 error [recipe-schema] unknown key 'instaler' in 'efa' (did you mean 'installer'?)",

@@ -168,7 +168,11 @@ class Splicer {
       bool found = false;
       if (f.key == "steps")
         for (size_t k = 0; k < n && !found; ++k)
-          if (list[k].IsMap() && list[k]["name"].IsScalar() && list[k]["name"].Scalar() == seg.name) {
+          if (const YAML::Node item = list[k]; item.IsMap()) {
+            // A step without a name: the lookup gives an invalid node, and
+            // asking an invalid node its type throws YAML::InvalidNode.
+            const YAML::Node name = item["name"];
+            if (!name || !name.IsScalar() || name.Scalar() != seg.name) continue;
             at = k;
             found = true;
           }

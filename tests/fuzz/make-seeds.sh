@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Generates the seed corpora of the fuzz targets from the repository's own
+# fixtures and from images built here (mksquashfs, a C compiler, python3's
+# tarfile): no third-party files. Usage: tests/fuzz/make-seeds.sh OUTDIR
+# (one folder per target, OUTDIR/NAME/). See docs/fuzzing.md.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:?usage: make-seeds.sh OUTDIR}
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for t in dockerfile recipe elf engine_stream host sqsh docker_archive oci_layout; do mkdir -p "$out/$t"; done
+
+# Dockerfiles and recipes of the repository.
+n=0
+while IFS= read -r f; do cp "$f" "$out/dockerfile/df$((n++))"; done < <(find "$src/tests/fixtures" "$src/examples" -name '*Dockerfile*' -type f)
+printf 'FROM nvcr.io/nvidia/pytorch:25.01-py3 AS base\nARG V=1.50.0\nENV A=1 B="x y"\nRUN <<EOF\nset -e\napt-get update && apt-get install -y curl\nEOF\nRUN sh -c "cd /tmp && curl -fsSL https://example.invalid/aws-efa-installer-${V}.tar.gz | tar xz" \\\n && ./efa_installer.sh -y --skip-kmod\nCOPY --from=base /a /b\nFROM base\nUSER 1000\nCMD ["python3", "train.py"]\n' >"$out/dockerfile/df-hand"
+n=0
+for f in "$src"/examples/*.yaml; do cp "$f" "$out/recipe/r$((n++))"; done
+
+# ELF: a shared library with soname, needed and run paths, and a program.
+if command -v cc >/dev/null; then
+  printf 'const char v[] = "NCCL version 2.23.4+cuda12.6";\nint ncclCommInitRank(void) { return 0; }\n' >"$tmp/l.c"
+  printf 'int main(void) { return 0; }\n' >"$tmp/m.c"
+  cc -shared -fPIC -o "$tmp/libx.so.1" -Wl,-soname,libx.so.1 -Wl,-rpath,/opt/x/lib:\$ORIGIN "$tmp/l.c" -lm
+  cc -o "$tmp/prog" "$tmp/m.c" -Wl,--enable-new-dtags,-rpath,/usr/local/lib
+  for f in libx.so.1 prog; do { printf '\x10'; cat "$tmp/$f"; } >"$out/elf/$f"; done
+fi
+
+# Engine API jsonmessage stream of POST /build.
+{
+  printf '\x07'
+  printf '{"stream":"Step 1/3 : FROM busybox"}\n{"stream":"\\n"}\n{"stream":" ---\\u003e 1f2e\\n"}\n'
+  printf '{"stream":"Step 2/3 : RUN false\\n"}\n{"status":"Pulling fs layer","id":"abc"}\n'
+  printf '{"errorDetail":{"code":1,"message":"The command returned a non-zero code: 1"},"error":"x"}\n'
+  printf '{"aux":{"ID":"sha256:0123456789abcdef"}}\n{"stream":"Successfully built 0123"}'
+} >"$out/engine_stream/build"
+
+# Host outputs: the selector byte of fuzz_host.cc, then the fixture.
+sel() {
+  case "$1" in
+    nvidia-smi.csv) echo 0 ;; nvidia-smi.txt) echo 1 ;; modinfo-efa.txt) echo 2 ;;
+    efa_installed_packages) echo 3 ;; infiniband.txt) echo 4 ;; fi_info.txt) echo 5 ;;
+    lsmod.txt) echo 6 ;; dev-gdrdrv.txt) echo 7 ;; ulimit-l.txt) echo 8 ;; df-nvme.txt) echo 9 ;;
+    apt-mark-showhold.txt) echo 10 ;; lfs-version.txt) echo 11 ;; nvidia-fs-stats.txt | stats-*) echo 12 ;;
+    lnetctl-efa.txt | lnet-*) echo 13 ;; *nccl*log* | *debug*) echo 14 ;; *nccl-tests* | *all_reduce*) echo 15 ;;
+    gdscheck*) echo 16 ;; *) echo "" ;;
+  esac
+}
+n=0
+while IFS= read -r f; do
+  s=$(sel "$(basename "$f")")
+  [ -n "$s" ] || continue
+  { printf "\\x$(printf %02x "$s")"; cat "$f"; } >"$out/host/h$((n++))"
+done < <(find "$src/tests/fixtures/host" -type f ! -name '*.md')
+
+# squashfs: a small tree with every compressor mksquashfs has, compressed
+# and uncompressed meta data.
+mkdir -p "$tmp/root/etc" "$tmp/root/usr/lib" "$tmp/root/d/e"
+printf 'root:x:0:0::/root:/bin/sh\n' >"$tmp/root/etc/passwd"
+head -c 5000 /dev/zero >"$tmp/root/usr/lib/zeros"
+seq 1 3000 >"$tmp/root/usr/lib/numbers"
+ln -s ../usr/lib "$tmp/root/d/lib"
+ln "$tmp/root/etc/passwd" "$tmp/root/d/e/hard"
+if command -v mksquashfs >/dev/null; then
+  for c in gzip xz lzo lz4 zstd; do
+    mksquashfs "$tmp/root" "$out/sqsh/$c.sqsh" -comp "$c" -noappend -quiet -b 4096 -no-progress >/dev/null 2>&1 || true
+    mksquashfs "$tmp/root" "$out/sqsh/$c-noD.sqsh" -comp "$c" -noappend -quiet -b 4096 -noD -noI -no-progress \
+      -xattrs >/dev/null 2>&1 || true
+  done
+fi
+
+# docker-archive (selector byte 0: indexed file, 1: stream) and OCI layouts.
+python3 - "$tmp/root" "$out" <<'PY'
+import gzip, hashlib, io, json, os, sys, tarfile
+root, out = sys.argv[1], sys.argv[2]
+
+def layer_tar(extra=()):
+    b = io.BytesIO()
+    with tarfile.open(fileobj=b, mode="w", format=tarfile.PAX_FORMAT) as t:
+        t.add(root, arcname=".", recursive=True)
+        for name, data in extra:
+            i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))
+        w = tarfile.TarInfo("etc/.wh.shadow"); t.addfile(w)
+        s = tarfile.TarInfo("lib64"); s.type = tarfile.SYMTYPE; s.linkname = "usr/lib"; t.addfile(s)
+    return b.getvalue()
+
+def sha(b): return hashlib.sha256(b).hexdigest()
+
+l1 = layer_tar()
+l2 = layer_tar([("usr/lib/libnccl.so.2", b"\x7fELF\x02\x01\x01" + b"\0" * 57 + b"NCCL version 2.21.5")])
+cfg = json.dumps({"architecture": "amd64", "os": "linux",
+                  "config": {"Env": ["PATH=/usr/bin", "NCCL_DEBUG=INFO"], "Cmd": ["sh"], "WorkingDir": "/w",
+                             "Labels": {"a": "b"}},
+                  "rootfs": {"type": "layers", "diff_ids": ["sha256:" + sha(l1), "sha256:" + sha(l2)]}}).encode()
+
+def archive(members):
+    b = io.BytesIO()
+    with tarfile.open(fileobj=b, mode="w") as t:
+        for name, data in members:
+            i = tarfile.TarInfo(name); i.size = len(data); t.addfile(i, io.BytesIO(data))
+    return b.getvalue()
+
+legacy = archive([(sha(cfg) + ".json", cfg), ("aa/layer.tar", l1), ("bb/layer.tar", l2),
+                  ("manifest.json", json.dumps([{"Config": sha(cfg) + ".json", "RepoTags": ["x:1"],
+                                                 "Layers": ["aa/layer.tar", "bb/layer.tar"]}]).encode())])
+g2 = gzip.compress(l2, mtime=0)
+ocis = archive([("blobs/sha256/" + sha(cfg), cfg), ("blobs/sha256/" + sha(l1), l1), ("blobs/sha256/" + sha(g2), g2),
+                ("manifest.json", json.dumps([{"Config": "blobs/sha256/" + sha(cfg), "RepoTags": ["x:1"],
+                                               "Layers": ["blobs/sha256/" + sha(l1), "blobs/sha256/" + sha(g2)]}]).encode())])
+for name, data in (("legacy", legacy), ("oci-inside", ocis)):
+    for sel in (0, 1):
+        open(os.path.join(out, "docker_archive", f"{name}-{sel}"), "wb").write(bytes([sel]) + data)
+open(os.path.join(out, "docker_archive", "legacy-gz"), "wb").write(b"\0" + gzip.compress(legacy, mtime=0))
+
+# OCI layout in fuzz_oci_layout.cc's part format: index, manifest, config, layers.
+sep = b"\n--part--\n"
+manifest = json.dumps({"schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
+    "config": {"mediaType": "application/vnd.oci.image.config.v1+json", "digest": "@D2@", "size": 0},
+    "layers": [{"mediaType": "application/vnd.oci.image.layer.v1.tar", "digest": "@D3@", "size": 0},
+               {"mediaType": "application/vnd.oci.image.layer.v1.tar+gzip", "digest": "@D4@", "size": 0}]})
+manifest = manifest.replace('"@D2@", "size": 0', '"@D2@", "size": @S2@').replace('"@D3@", "size": 0', '"@D3@", "size": @S3@').replace('"@D4@", "size": 0', '"@D4@", "size": @S4@')
+index = '{"schemaVersion": 2, "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": "@D1@", "size": @S1@, "annotations": {"org.opencontainers.image.ref.name": "1"}, "platform": {"architecture": "amd64", "os": "linux"}}]}'
+open(os.path.join(out, "oci_layout", "plain"), "wb").write(sep.join([index.encode(), manifest.encode(), cfg, l1, g2]))
+# An image index in between.
+idx2 = '{"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json", "manifests": [{"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": "@D2@", "size": @S2@, "platform": {"architecture": "arm64", "os": "linux"}}, {"mediaType": "application/vnd.oci.image.manifest.v1+json", "digest": "@D2@", "size": @S2@, "platform": {"architecture": "amd64", "os": "linux"}}]}'
+index2 = index.replace("application/vnd.oci.image.manifest.v1+json", "application/vnd.oci.image.index.v1+json")
+m2 = manifest.replace("@D4@", "@D5@").replace("@S4@", "@S5@").replace("@D3@", "@D4@").replace("@S3@", "@S4@").replace("@D2@", "@D3@").replace("@S2@", "@S3@")
+open(os.path.join(out, "oci_layout", "index"), "wb").write(sep.join([index2.encode(), idx2.encode(), m2.encode(), cfg, l1, g2]))
+PY
+for t in "$out"/*/; do echo "$(basename "$t"): $(ls "$t" | wc -l) seeds"; done
