@@ -12,6 +12,8 @@ pkgs=(
   # real tools the tests compare against
   squashfs-tools squashfs-tools-ng skopeo docker.io zstd python3 busybox-static
   gzip xz-utils tar file binutils curl dash ca-certificates
+  # the registry tests: a real registry, htpasswd, the token server's JWTs
+  docker-registry apache2-utils openssl python3-jwt python3-cryptography
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -3,6 +3,7 @@
 # default bridge network: --bridge=none --iptables=false, builds use
 # network=host, and nothing but loopback is contacted.
 set -euo pipefail
+bash "$(dirname "$0")/start-registry.sh"
 sock=/var/run/docker.sock
 if curl -fsS --unix-socket "$sock" http://localhost/_ping >/dev/null 2>&1; then
   echo "dockerd: already running"

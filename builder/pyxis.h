@@ -31,11 +31,11 @@ PyxisEnv pyxis_env(const std::function<const char*(const char*)>& getenv);
 /// The per-step squashfs path (absolute when runtime_path is).
 std::string pyxis_sqsh_path(const PyxisEnv& env);
 
-/// Imports `uri` (dockerd://, docker-archive:, oci:, dir:) to the step's
+/// Imports `uri` (docker://, dockerd://, docker-archive:, oci:, dir:) to the step's
 /// path with zstd level 3 and 1 MiB blocks (Pyxis's caching importer
 /// settings), replacing a previous file atomically; creates the user
-/// directory 0700. Returns the path. Throws Error (docker:// registries
-/// are refused with a hint).
+/// directory 0700. Returns the path. Throws Error (podman:// is refused
+/// with a hint).
 std::string pyxis_get(const std::string& uri, const PyxisEnv& env);
 
 /// Removes the step's .sqsh and its sidecar; nothing to remove is fine.

@@ -8,14 +8,18 @@
 #include <unistd.h>
 
 #include <array>
+#include <cstdlib>
+#include <mutex>
 #include <string_view>
 
 #include "common/error.h"
 #include "common/fd.h"
+#include "inspect/registry/blob_cache.h"
 #include "inspect/sources/dir_source.h"
 #include "inspect/sources/docker_archive_source.h"
 #include "inspect/sources/dockerd_source.h"
 #include "inspect/sources/oci_layout_source.h"
+#include "inspect/sources/registry_source.h"
 #include "inspect/sources/sqsh_source.h"
 
 namespace trainimg::inspect {
@@ -27,13 +31,6 @@ struct Scheme {
   std::string_view prefix;
   Opener open;
 };
-
-// enroot's docker:// pulls from a registry, which trainimg does not do yet.
-std::unique_ptr<ImageSource> open_registry_source(const std::string& rest) {
-  throw Error("docker://" + rest, "registry sources are not supported",
-              "pull the image into the local daemon and use dockerd://" + rest + ", or docker save it and use "
-              "docker-archive:PATH");
-}
 
 const Scheme kSchemes[] = {
     {"dockerd://", open_dockerd_source},
@@ -64,11 +61,42 @@ std::unique_ptr<ImageSource> probe(const std::string& path) {
   if (starts("hsqs")) return open_sqsh_source(path);
   if (starts("\x1f\x8b") || starts("\x28\xb5\x2f\xfd")) return open_docker_archive_source(path);
   if (n == 512 && (starts("ustar", 257))) return open_docker_archive_source(path);
-  throw Error(path, "cannot tell what kind of image this is (not a squashfs, tar or directory)",
-              "name the kind: docker-archive:PATH, oci:DIR[:TAG], dockerd://IMAGE[:TAG], sqsh:PATH or dir:ROOTFS");
+  throw Error(
+      path, "cannot tell what kind of image this is (not a squashfs, tar or directory)",
+      "name the kind: docker-archive:PATH, oci:DIR[:TAG], dockerd://IMAGE[:TAG], sqsh:PATH or dir:ROOTFS");
 }
 
+std::mutex g_options_mu;
+SourceOptions g_options;
+
 }  // namespace
+
+void set_source_options(const SourceOptions& o) {
+  std::lock_guard<std::mutex> lock(g_options_mu);
+  g_options = o;
+}
+
+SourceOptions source_options() {
+  SourceOptions o;
+  {
+    std::lock_guard<std::mutex> lock(g_options_mu);
+    o = g_options;
+  }
+  if (o.no_cache)
+    o.cache_dir.clear();
+  else if (o.cache_dir.empty())
+    o.cache_dir = registry::default_cache_dir();
+  if (o.platform.empty()) {
+    const char* p = std::getenv("TRAINIMG_PLATFORM");
+    o.platform = p && *p ? p : host_platform();
+  }
+  if (o.max_connections == 0) {
+    const char* m = std::getenv("ENROOT_MAX_CONNECTIONS");
+    long n = m && *m ? std::strtol(m, nullptr, 10) : 0;
+    o.max_connections = n > 0 && n <= 256 ? static_cast<unsigned>(n) : 10;
+  }
+  return o;
+}
 
 std::unique_ptr<ImageSource> open_source(const std::string& uri) {
   for (const auto& s : kSchemes)

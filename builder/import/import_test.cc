@@ -257,6 +257,44 @@ TEST(ImportReproducible, SameImageAndSourceDateEpochGiveIdenticalBytes) {
   EXPECT_EQ(l.out, "1970-01-01\n2023-11-14\n");
 }
 
+// docker:// from the real registry of .ci/start-registry.sh: the same image
+// pushed there with skopeo (from an OCI layout with gzip layers) imports to
+// the same bytes as its docker archive, without a daemon.
+TEST(ImportRegistry, SameBytesAsTheDockerArchiveWithSourceDateEpoch) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string state = std::getenv("TRAINIMG_REGISTRY_STATE") ? std::getenv("TRAINIMG_REGISTRY_STATE")
+                                                             : std::string(tmpdir ? tmpdir : "/tmp") + "/trainimg-registry";
+  if (!fs::exists(state + "/env") || sh("curl -s -o /dev/null --max-time 2 http://127.0.0.1:5500/v2/").rc != 0) {
+    if (std::getenv("TRAINIMG_CI")) FAIL() << "the test registry is not running (.ci/start-registry.sh)";
+    GTEST_SKIP() << "no test registry (run .ci/start-registry.sh)";
+  }
+  TempDir tmp, cache;
+  ImageSpec img = fixture();
+  inspect::testing::write_docker_archive(img, tmp / "img.tar");
+  inspect::testing::write_oci_layout(img, tmp / "oci");
+  ASSERT_EQ(sh("skopeo copy --quiet --dest-tls-verify=false oci:" + tmp / "oci" +
+               ":1 docker://127.0.0.1:5500/test/import-fixture:1 >/dev/null")
+                .rc,
+            0);
+  ::setenv("TRAINIMG_ALLOW_HTTP", "1", 1);
+  ::setenv("TRAINIMG_CACHE", cache.path().c_str(), 1);
+  ImportOptions o;
+  o.source_date_epoch = 1700000000;
+  o.inspect = false;
+  o.source = "docker-archive:" + tmp / "img.tar";
+  o.output = tmp / "archive.sqsh";
+  import_image(o);
+  o.source = "docker://127.0.0.1:5500#test/import-fixture:1";
+  o.output = tmp / "registry.sqsh";
+  ImportResult r = import_image(o);
+  ::unsetenv("TRAINIMG_ALLOW_HTTP");
+  ::unsetenv("TRAINIMG_CACHE");
+  EXPECT_EQ(sh("cmp " + tmp / "archive.sqsh" + " " + tmp / "registry.sqsh").rc, 0);
+  EXPECT_EQ(r.passes, 2u);
+  std::string digest = r.sidecar["image_digest"].is_string() ? r.sidecar["image_digest"].get<std::string>() : "";
+  EXPECT_TRUE(digest.starts_with("sha256:")) << r.sidecar.dump();
+}
+
 // dockerd:// without SOURCE_DATE_EPOCH: the daemon's export carries what
 // `docker create` wrote with the clock (/etc/hosts…, /etc, /dev, a missing
 // /sys and WORKDIR), so the reference time is the image's `created`. The
