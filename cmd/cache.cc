@@ -10,7 +10,7 @@
 #include "common/error.h"
 #include "common/report.h"
 #include "inspect/registry/blob_cache.h"
-#include "inspect/source.h"
+#include "inspect/sources/registry_source.h"
 
 namespace trainimg::cmd {
 

@@ -8,13 +8,10 @@
 #include <unistd.h>
 
 #include <array>
-#include <cstdlib>
-#include <mutex>
 #include <string_view>
 
 #include "common/error.h"
 #include "common/fd.h"
-#include "inspect/registry/blob_cache.h"
 #include "inspect/sources/dir_source.h"
 #include "inspect/sources/docker_archive_source.h"
 #include "inspect/sources/dockerd_source.h"
@@ -66,37 +63,7 @@ std::unique_ptr<ImageSource> probe(const std::string& path) {
       "name the kind: docker-archive:PATH, oci:DIR[:TAG], dockerd://IMAGE[:TAG], sqsh:PATH or dir:ROOTFS");
 }
 
-std::mutex g_options_mu;
-SourceOptions g_options;
-
 }  // namespace
-
-void set_source_options(const SourceOptions& o) {
-  std::lock_guard<std::mutex> lock(g_options_mu);
-  g_options = o;
-}
-
-SourceOptions source_options() {
-  SourceOptions o;
-  {
-    std::lock_guard<std::mutex> lock(g_options_mu);
-    o = g_options;
-  }
-  if (o.no_cache)
-    o.cache_dir.clear();
-  else if (o.cache_dir.empty())
-    o.cache_dir = registry::default_cache_dir();
-  if (o.platform.empty()) {
-    const char* p = std::getenv("TRAINIMG_PLATFORM");
-    o.platform = p && *p ? p : host_platform();
-  }
-  if (o.max_connections == 0) {
-    const char* m = std::getenv("ENROOT_MAX_CONNECTIONS");
-    long n = m && *m ? std::strtol(m, nullptr, 10) : 0;
-    o.max_connections = n > 0 && n <= 256 ? static_cast<unsigned>(n) : 10;
-  }
-  return o;
-}
 
 std::unique_ptr<ImageSource> open_source(const std::string& uri) {
   for (const auto& s : kSchemes)

@@ -117,20 +117,7 @@ class ImageSource {
   virtual std::shared_ptr<DirLister> lister() { return nullptr; }
 };
 
-/// How registry sources (`docker://`) fetch; set once by the command line
-/// (cmd/), read by open_source(). The environment fills the defaults.
-struct SourceOptions {
-  std::string cache_dir;  ///< blob cache; empty with no_cache (default: registry::default_cache_dir())
-  bool no_cache = false;  ///< write nothing to any cache (blobs in unnamed temporary files)
-  std::string
-      platform;  ///< os/arch[/variant] picked from an index; empty: TRAINIMG_PLATFORM, else the host's
-  unsigned max_connections = 0;  ///< blobs in flight; 0: ENROOT_MAX_CONNECTIONS, else 10
-};
-void set_source_options(const SourceOptions& o);
-/// The options in force, with the environment's defaults filled in.
-SourceOptions source_options();
-
-/// Opens "docker-archive:PATH", "oci:DIR[:TAG]", "dockerd://IMAGE[:TAG]", "docker://REF",
+/// Opens "docker-archive:PATH", "oci:DIR[:TAG]", "dockerd://IMAGE[:TAG]",
 /// "sqsh:PATH", "dir:PATH", or a bare path (probed: squashfs magic, tar with
 /// manifest.json, OCI layout dir, plain dir). Throws Error for unknown kinds.
 std::unique_ptr<ImageSource> open_source(const std::string& uri);

@@ -304,7 +304,36 @@ class RegistrySource : public ImageSource {
   std::exception_ptr error_;
 };
 
+std::mutex g_options_mu;
+SourceOptions g_options;
+
 }  // namespace
+
+void set_source_options(const SourceOptions& o) {
+  std::lock_guard<std::mutex> lock(g_options_mu);
+  g_options = o;
+}
+SourceOptions source_options() {
+  SourceOptions o;
+  {
+    std::lock_guard<std::mutex> lock(g_options_mu);
+    o = g_options;
+  }
+  if (o.no_cache)
+    o.cache_dir.clear();
+  else if (o.cache_dir.empty())
+    o.cache_dir = registry::default_cache_dir();
+  if (o.platform.empty()) {
+    const char* p = std::getenv("TRAINIMG_PLATFORM");
+    o.platform = p && *p ? p : host_platform();
+  }
+  if (o.max_connections == 0) {
+    const char* m = std::getenv("ENROOT_MAX_CONNECTIONS");
+    long n = m && *m ? std::strtol(m, nullptr, 10) : 0;
+    o.max_connections = n > 0 && n <= 256 ? static_cast<unsigned>(n) : 10;
+  }
+  return o;
+}
 
 std::string host_platform() {
   struct utsname u {};

@@ -10,7 +10,10 @@
 #include "inspect/sources/registry_source.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -176,7 +179,10 @@ TEST_F(RegistrySourceTest, AnonymousGzipSameTreeAsOciLayout) {
   EXPECT_EQ(d.digest, oci->describe().digest);
   EXPECT_EQ(d.config.env, img.config.env);
   std::string want = listing(*oci);
-  EXPECT_NE(want.find("removed:"), std::string::npos);  // the whiteout and the opaque dir took effect
+  // The whiteout and the opaque directory took effect.
+  EXPECT_EQ(want.find("/usr/local/mpi/lib/libmpi"), std::string::npos) << want;
+  EXPECT_EQ(want.find("/etc/ld.so.conf.d/old.conf"), std::string::npos) << want;
+  EXPECT_NE(want.find("/etc/ld.so.conf.d/efa.conf"), std::string::npos) << want;
   EXPECT_EQ(listing(*reg), want);
   // Every blob is in the cache under its digest, and nothing else is left.
   EXPECT_TRUE(fs::exists(cached_blob(d.digest)));
@@ -337,6 +343,93 @@ TEST_F(RegistrySourceTest, MissingImageNamesRegistryRepositoryAndStatus) {
       err.find("docker://" + anon + "/test/none: GET /v2/test/none/manifests/nope: HTTP 404 from " + anon),
       std::string::npos)
       << err;
+}
+
+// tests/registry/fault_proxy.py on 127.0.0.1:5504 in front of the anonymous
+// registry, in one MODE, for one test; its request log is returned by log().
+class FaultProxy {
+ public:
+  FaultProxy(const std::string& upstream, const std::string& mode, const std::string& log) : log_(log) {
+    pid_ = fork();
+    if (pid_ == 0) {
+      std::string script = std::string(TRAINIMG_SOURCE_DIR) + "/tests/registry/fault_proxy.py";
+      execl("/usr/bin/python3", "python3", script.c_str(), "5504", ("http://" + upstream).c_str(),
+            mode.c_str(), log.c_str(), nullptr);
+      _exit(127);
+    }
+    for (int i = 0; i < 100; ++i) {
+      if (std::system("curl -s -o /dev/null --max-time 1 http://127.0.0.1:5504/r/v2/") == 0) break;
+      usleep(100000);
+    }
+    write_bytes(log_, "");
+  }
+  ~FaultProxy() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  std::string log() const { return read_bytes(log_); }
+
+ private:
+  pid_t pid_ = -1;
+  std::string log_;
+};
+
+// Bytes that gzip cannot shrink much, so a layer blob is large.
+std::string noise(size_t n, uint32_t seed) {
+  std::string s(n, '\0');
+  for (auto& c : s) {
+    seed = seed * 1664525u + 1013904223u;
+    c = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"[seed >> 26];
+  }
+  return s;
+}
+
+TEST_F(RegistrySourceTest, RetriesOn500And429ThenSucceeds) {
+  ImageSpec img = ngc_like("errors");
+  std::string layout = push(img, "test/errors");
+  FaultProxy proxy(env_["TRAINIMG_TEST_REGISTRY_ANON"], "errors", tmp_ / "proxy.log");
+  auto src = open_source("docker://127.0.0.1:5504/test/errors:errors");
+  EXPECT_EQ(listing(*src), listing(*open_oci_layout_source(layout)));
+  std::string log = proxy.log();
+  const std::string config = src->describe().config_digest;
+  // The config blob was asked for three times: 500, 429 (Retry-After: 1), then 200.
+  size_t n = 0;
+  for (size_t at = log.find("/blobs/" + config); at != std::string::npos;
+       at = log.find("/blobs/" + config, at + 1))
+    ++n;
+  EXPECT_EQ(n, 3u) << log;
+}
+
+TEST_F(RegistrySourceTest, ACutBlobResumesWithRange) {
+  ImageSpec img = ngc_like("cut");
+  img.layers[2].file("/big-noise", noise(400000, 7));
+  std::string layout = push(img, "test/cut");
+  FaultProxy proxy(env_["TRAINIMG_TEST_REGISTRY_ANON"], "cut", tmp_ / "proxy.log");
+  auto src = open_source("docker://127.0.0.1:5504/test/cut:cut");
+  EXPECT_EQ(listing(*src), listing(*open_oci_layout_source(layout)));
+  std::string log = proxy.log();
+  EXPECT_NE(log.find("range=bytes="), std::string::npos) << log;
+  EXPECT_TRUE(fs::is_empty(cache_ / "tmp"));
+}
+
+TEST_F(RegistrySourceTest, ARedirectToAnotherHostCarriesNoAuthorization) {
+  ImageSpec img = ngc_like("redirect");
+  std::string layout = push(img, "test/redirect");
+  FaultProxy proxy(env_["TRAINIMG_TEST_REGISTRY_ANON"], "redirect", tmp_ / "proxy.log");
+  write_bytes(conf_ / ".credentials", "machine 127.0.0.1:5504 login u password pw\n");
+  auto src = open_source("docker://127.0.0.1:5504/test/redirect:redirect");
+  EXPECT_EQ(listing(*src), listing(*open_oci_layout_source(layout)));
+  std::string log = proxy.log();
+  EXPECT_NE(log.find("/manifests/redirect range=- auth=yes"), std::string::npos) << log;
+  EXPECT_NE(log.find("GET /r/v2/test/redirect/blobs/"), std::string::npos) << log;
+  for (size_t at = log.find("GET /r/"); at != std::string::npos; at = log.find("GET /r/", at + 1)) {
+    std::string line = log.substr(at, log.find('\n', at) - at);
+    if (line.find("/blobs/") != std::string::npos) {
+      EXPECT_NE(line.find("auth=no"), std::string::npos) << line;
+    }
+  }
 }
 
 TEST(BlobCacheSizes, ParsesSizesAndDurations) {
