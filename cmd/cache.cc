@@ -80,6 +80,9 @@ void setup_cache(CLI::App& sub, Runner& run) {
       sub.add_subcommand("prune", "Remove least recently used blobs (never one another process holds)");
   prune->add_option("--max-size", *max_size, "Keep at most this much, e.g. 50G");
   prune->add_option("--older-than", *older, "Remove what was not used for this long, e.g. 7d or 12h");
+  for (CLI::App* c : {ls, prune})
+    c->add_option("--cache", *dir,
+                  "The cache directory (default: $TRAINIMG_CACHE, else $XDG_CACHE_HOME/trainimg)");
   run = [=]() -> int {
     inspect::registry::BlobCache cache(dir->empty() ? inspect::registry::default_cache_dir() : *dir);
     if (ls->parsed()) {
