@@ -40,7 +40,7 @@ median() {
     t1=$(date +%s.%N)
     ts+=("$(echo "$t1 - $t0" | bc)")
   done
-  printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p"
+  printf '%.2f\n' "$(printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")"
 }
 pull() { rm -rf "$work/oci"; skopeo copy --quiet --src-tls-verify=false "docker://$ref" "oci:$work/oci:1"; }
 pull_inspect() { pull && "$bin" inspect "oci:$work/oci:1" --fail-on never; }
