@@ -345,20 +345,25 @@ TEST_F(RegistrySourceTest, MissingImageNamesRegistryRepositoryAndStatus) {
       << err;
 }
 
-// tests/registry/fault_proxy.py on 127.0.0.1:5504 in front of the anonymous
+// tests/registry/fault_proxy.py on 127.0.0.1:PORT (5504-5507, one per test, so
+// that ctest -j can run them at once) in front of the anonymous
 // registry, in one MODE, for one test; its request log is returned by log().
 class FaultProxy {
  public:
-  FaultProxy(const std::string& upstream, const std::string& mode, const std::string& log) : log_(log) {
+  FaultProxy(int port, const std::string& upstream, const std::string& mode, const std::string& log)
+      : log_(log) {
     pid_ = fork();
     if (pid_ == 0) {
       std::string script = std::string(TRAINIMG_SOURCE_DIR) + "/tests/registry/fault_proxy.py";
-      execl("/usr/bin/python3", "python3", script.c_str(), "5504", ("http://" + upstream).c_str(),
-            mode.c_str(), log.c_str(), nullptr);
+      execl("/usr/bin/python3", "python3", script.c_str(), std::to_string(port).c_str(),
+            ("http://" + upstream).c_str(), mode.c_str(), log.c_str(), nullptr);
       _exit(127);
     }
     for (int i = 0; i < 100; ++i) {
-      if (std::system("curl -s -o /dev/null --max-time 1 http://127.0.0.1:5504/r/v2/") == 0) break;
+      if (std::system(
+              ("curl -s -o /dev/null --max-time 1 http://127.0.0.1:" + std::to_string(port) + "/r/v2/")
+                  .c_str()) == 0)
+        break;
       usleep(100000);
     }
     write_bytes(log_, "");
@@ -389,7 +394,7 @@ std::string noise(size_t n, uint32_t seed) {
 TEST_F(RegistrySourceTest, RetriesOn500And429ThenSucceeds) {
   ImageSpec img = ngc_like("errors");
   std::string layout = push(img, "test/errors");
-  FaultProxy proxy(env_["TRAINIMG_TEST_REGISTRY_ANON"], "errors", tmp_ / "proxy.log");
+  FaultProxy proxy(5504, env_["TRAINIMG_TEST_REGISTRY_ANON"], "errors", tmp_ / "proxy.log");
   auto src = open_source("docker://127.0.0.1:5504/test/errors:errors");
   EXPECT_EQ(listing(*src), listing(*open_oci_layout_source(layout)));
   std::string log = proxy.log();
@@ -406,8 +411,8 @@ TEST_F(RegistrySourceTest, ACutBlobResumesWithRange) {
   ImageSpec img = ngc_like("cut");
   img.layers[2].file("/big-noise", noise(400000, 7));
   std::string layout = push(img, "test/cut");
-  FaultProxy proxy(env_["TRAINIMG_TEST_REGISTRY_ANON"], "cut", tmp_ / "proxy.log");
-  auto src = open_source("docker://127.0.0.1:5504/test/cut:cut");
+  FaultProxy proxy(5505, env_["TRAINIMG_TEST_REGISTRY_ANON"], "cut", tmp_ / "proxy.log");
+  auto src = open_source("docker://127.0.0.1:5505/test/cut:cut");
   EXPECT_EQ(listing(*src), listing(*open_oci_layout_source(layout)));
   std::string log = proxy.log();
   EXPECT_NE(log.find("range=bytes="), std::string::npos) << log;
@@ -417,9 +422,9 @@ TEST_F(RegistrySourceTest, ACutBlobResumesWithRange) {
 TEST_F(RegistrySourceTest, ARedirectToAnotherHostCarriesNoAuthorization) {
   ImageSpec img = ngc_like("redirect");
   std::string layout = push(img, "test/redirect");
-  FaultProxy proxy(env_["TRAINIMG_TEST_REGISTRY_ANON"], "redirect", tmp_ / "proxy.log");
-  write_bytes(conf_ / ".credentials", "machine 127.0.0.1:5504 login u password pw\n");
-  auto src = open_source("docker://127.0.0.1:5504/test/redirect:redirect");
+  FaultProxy proxy(5506, env_["TRAINIMG_TEST_REGISTRY_ANON"], "redirect", tmp_ / "proxy.log");
+  write_bytes(conf_ / ".credentials", "machine 127.0.0.1:5506 login u password pw\n");
+  auto src = open_source("docker://127.0.0.1:5506/test/redirect:redirect");
   EXPECT_EQ(listing(*src), listing(*open_oci_layout_source(layout)));
   std::string log = proxy.log();
   EXPECT_NE(log.find("/manifests/redirect range=- auth=yes"), std::string::npos) << log;
@@ -430,6 +435,42 @@ TEST_F(RegistrySourceTest, ARedirectToAnotherHostCarriesNoAuthorization) {
       EXPECT_NE(line.find("auth=no"), std::string::npos) << line;
     }
   }
+}
+
+TEST_F(RegistrySourceTest, EightProcessesOnAnEmptyCacheDownloadEachBlobOnce) {
+  ImageSpec img = ngc_like("eight");
+  img.layers[0].file("/noise", noise(200000, 3));
+  std::string layout = push(img, "test/eight");
+  FaultProxy proxy(5507, env_["TRAINIMG_TEST_REGISTRY_ANON"], "pass", tmp_ / "proxy.log");
+  const std::string want = listing(*open_oci_layout_source(layout));
+  std::vector<pid_t> kids;
+  for (int i = 0; i < 8; ++i) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      int rc = 1;
+      try {
+        auto src = open_source("docker://127.0.0.1:5507/test/eight:eight");
+        rc = listing(*src) == want ? 0 : 3;
+      } catch (...) {
+        rc = 4;
+      }
+      _exit(rc);
+    }
+    kids.push_back(pid);
+  }
+  for (pid_t k : kids) {
+    int st = 0;
+    waitpid(k, &st, 0);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0) << st;
+  }
+  std::string log = proxy.log();
+  std::map<std::string, int> gets;
+  for (size_t at = log.find("/blobs/sha256:"); at != std::string::npos;
+       at = log.find("/blobs/sha256:", at + 1))
+    gets[log.substr(at + 7, 71)]++;
+  EXPECT_EQ(gets.size(), 4u) << log;  // the config and three layers
+  for (const auto& [digest, n] : gets) EXPECT_EQ(n, 1) << digest << "\n" << log;
+  EXPECT_TRUE(fs::is_empty(cache_ / "tmp"));
 }
 
 TEST(BlobCacheSizes, ParsesSizesAndDurations) {

@@ -8,6 +8,7 @@
 #             Retry-After: 1, then requests pass.
 #   cut:      each blob's first GET sends the headers and half the body,
 #             then closes the connection; later GETs pass (Range included).
+#   pass:     nothing injected (a request counter for the tests).
 #   redirect: /v2/ paths need HTTP Basic auth (any user, password "pw");
 #             blob GETs are redirected (307) to http://localhost:PORT/r/…,
 #             another host name, which serves the blob without auth.
