@@ -16,6 +16,8 @@ pkgs=(
   gzip xz-utils tar file binutils curl dash ca-certificates
   # a real Slurm cluster on this machine (.ci/start-slurm.sh)
   slurmctld slurmd slurm-client munge
+  # the registry tests: a real registry, htpasswd, the token server's JWTs
+  docker-registry apache2-utils openssl python3-jwt python3-cryptography
 )
 missing=()
 for p in "${pkgs[@]}"; do

@@ -4,6 +4,7 @@
 # network=host, and nothing but loopback is contacted.
 set -euo pipefail
 "$(dirname "$0")/start-slurm.sh" || echo "slurm: not started (the Slurm tests fail under TRAINIMG_CI)" >&2  # issue 12
+bash "$(dirname "$0")/start-registry.sh"
 sock=/var/run/docker.sock
 if curl -fsS --unix-socket "$sock" http://localhost/_ping >/dev/null 2>&1; then
   echo "dockerd: already running"

@@ -55,9 +55,9 @@ std::string pyxis_sqsh_path(const PyxisEnv& env) {
 namespace {
 
 std::string import_step(const std::string& uri, const PyxisEnv& env, nlohmann::ordered_json* sidecar) {
-  if (uri.starts_with("docker://") || uri.starts_with("podman://"))
-    throw Error(uri, "registries are not supported by trainimg import yet",
-                "pull the image into the local daemon first and use dockerd://IMAGE");
+  if (uri.starts_with("podman://"))
+    throw Error(uri, "podman:// is not supported by trainimg import",
+                "use docker://REGISTRY#IMAGE (straight from the registry) or dockerd://IMAGE");
   std::string path = std::filesystem::absolute(pyxis_sqsh_path(env)).string();
   std::string dir = std::filesystem::path(path).parent_path().string();
   std::error_code ec;

@@ -48,11 +48,11 @@ struct PreflightRefused {
   std::string report;
 };
 
-/// Imports `uri` (dockerd://, docker-archive:, oci:, dir:) to the step's
+/// Imports `uri` (docker://, dockerd://, docker-archive:, oci:, dir:) to the step's
 /// path with zstd level 3 and 1 MiB blocks (Pyxis's caching importer
 /// settings), replacing a previous file atomically; creates the user
-/// directory 0700. Returns the path. Throws Error (docker:// registries
-/// are refused with a hint).
+/// directory 0700. Returns the path. Throws Error (podman:// is refused
+/// with a hint).
 std::string pyxis_get(const std::string& uri, const PyxisEnv& env);
 /// pyxis_get, then the gate: the image's findings against the node's host
 /// profile (inspect --host), cached under the cache directory by image

@@ -46,13 +46,15 @@ TEST(PyxisImporter, AJobIdThatIsAPathIsRefused) {
   EXPECT_THROW(env_of({{"SLURM_JOB_ID", ".."}, {"SLURM_STEP_ID", "0"}}), Error);
 }
 
-TEST(PyxisImporter, RegistriesAreRefusedWithAHint) {
-  PyxisEnv e = env_of({{"SLURM_JOB_ID", "1"}, {"SLURM_STEP_ID", "0"}, {"PYXIS_RUNTIME_PATH", "/nonexistent"}});
+TEST(PyxisImporter, PodmanIsRefusedWithAHint) {
+  PyxisEnv e =
+      env_of({{"SLURM_JOB_ID", "1"}, {"SLURM_STEP_ID", "0"}, {"PYXIS_RUNTIME_PATH", "/nonexistent"}});
   try {
-    pyxis_get("docker://ubuntu:24.04", e);
+    pyxis_get("podman://ubuntu:24.04", e);
     FAIL() << "no error";
   } catch (const Error& err) {
-    EXPECT_EQ(err.diagnostic().hint, "pull the image into the local daemon first and use dockerd://IMAGE");
+    EXPECT_EQ(err.diagnostic().hint,
+              "use docker://REGISTRY#IMAGE (straight from the registry) or dockerd://IMAGE");
   }
 }
 
@@ -61,8 +63,10 @@ TEST(PyxisImporter, GetImportsThenReleaseRemovesAndIsIdempotent) {
   inspect::testing::ImageSpec img;
   img.layer().dir("/bin").file("/bin/sh", "#!", 0755);
   inspect::testing::write_rootfs(img, tmp / "root");
-  PyxisEnv e = env_of(
-      {{"PYXIS_RUNTIME_PATH", tmp / "rt"}, {"SLURM_JOB_UID", "1000"}, {"SLURM_JOB_ID", "7"}, {"SLURM_STEP_ID", "1"}});
+  PyxisEnv e = env_of({{"PYXIS_RUNTIME_PATH", tmp / "rt"},
+                       {"SLURM_JOB_UID", "1000"},
+                       {"SLURM_JOB_ID", "7"},
+                       {"SLURM_STEP_ID", "1"}});
   std::string path = pyxis_get("dir:" + tmp / "root", e);
   EXPECT_EQ(path, tmp / "rt/1000/7.1.sqsh");
   EXPECT_TRUE(fs::exists(path));

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <memory>
 
 namespace trainimg::cmd {
 
@@ -30,5 +31,17 @@ void setup_gds(CLI::App& sub, Runner& run);
 void setup_import(CLI::App& sub, Runner& run);
 void setup_pyxis_importer(CLI::App& sub, Runner& run);
 void setup_fleet(CLI::App& sub, Runner& run);
+void setup_cache(CLI::App& sub, Runner& run);
+
+/// --platform, --cache, --no-cache, --max-connections for commands that
+/// read docker:// sources (cmd/cache.cc); apply_source_flags() hands them to
+/// inspect::set_source_options() before the source is opened.
+struct SourceFlags {
+  std::string platform, cache;
+  bool no_cache = false;
+  unsigned max_connections = 0;
+};
+void add_source_flags(CLI::App& sub, const std::shared_ptr<SourceFlags>& f);
+void apply_source_flags(const SourceFlags& f);
 
 }  // namespace trainimg::cmd

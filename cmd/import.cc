@@ -75,8 +75,10 @@ int run_import(const ImportFlags& f) {
 
 void setup_import(CLI::App& sub, Runner& run) {
   auto f = std::make_shared<ImportFlags>();
-  sub.add_option("source", f->source,
-                 "dockerd://IMAGE[:TAG], docker-archive:PATH[:REF], oci:DIR[:TAG], dir:ROOTFS, or a path")
+  sub.add_option(
+         "source", f->source,
+         "dockerd://IMAGE[:TAG], docker://[USER@][REGISTRY#]IMAGE[:TAG|@DIGEST], docker-archive:PATH[:REF], "
+         "oci:DIR[:TAG], dir:ROOTFS, or a path")
       ->required();
   sub.add_option("-o,--output", f->output, "The .sqsh to publish (atomically)")->required();
   sub.add_option("--compression", f->compression, "zstd (default), gzip, xz, lzo or none")
@@ -93,7 +95,12 @@ void setup_import(CLI::App& sub, Runner& run) {
   sub.add_flag("--no-inspect", f->no_inspect, "Do not inspect the image for the sidecar's verdict");
   sub.add_option("--progress", f->progress, "auto, tty, json (lines on stderr) or none")
       ->check(CLI::IsMember({"auto", "tty", "json", "none"}));
-  run = [f] { return run_import(*f); };
+  auto sf = std::make_shared<SourceFlags>();
+  add_source_flags(sub, sf);
+  run = [f, sf] {
+    apply_source_flags(*sf);
+    return run_import(*f);
+  };
 }
 
 }  // namespace trainimg::cmd

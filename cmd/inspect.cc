@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // trainimg inspect SOURCE [--expect K=V,…] [--host HOST.json] [--format …]
 //                         [--fail-on …] [-o REPORT]
+#include "inspect/inspect.h"
+
 #include <unistd.h>
 
 #include <iostream>
@@ -8,7 +10,6 @@
 #include "cmd/command.h"
 #include "common/atomic_file.h"
 #include "common/report.h"
-#include "inspect/inspect.h"
 
 namespace trainimg::cmd {
 
@@ -21,7 +22,8 @@ struct InspectFlags {
 void setup_inspect(CLI::App& sub, Runner& run) {
   auto f = std::make_shared<InspectFlags>();
   sub.add_option("SOURCE", f->source,
-                 "PATH.sqsh, docker-archive:PATH.tar, oci:DIR[:TAG], dockerd://IMAGE[:TAG] or dir:ROOTFS")
+                 "PATH.sqsh, docker-archive:PATH.tar, oci:DIR[:TAG], dockerd://IMAGE[:TAG], "
+                 "docker://[USER@][REGISTRY#]IMAGE[:TAG|@DIGEST] or dir:ROOTFS")
       ->required();
   sub.add_option("--expect", f->expect,
                  "host versions to match: efa-installer=V,libfabric=V,aws-ofi-nccl=V,cuda-driver=V");
@@ -29,7 +31,10 @@ void setup_inspect(CLI::App& sub, Runner& run) {
   sub.add_option("--format", f->format, "text, json, sarif or junit");
   sub.add_option("--fail-on", f->fail_on, "error, warning or never");
   sub.add_option("-o,--output", f->output, "write the report to this file (atomically) instead of stdout");
-  run = [f] {
+  auto sf = std::make_shared<SourceFlags>();
+  add_source_flags(sub, sf);
+  run = [f, sf] {
+    apply_source_flags(*sf);
     // Validate every flag before reading the image: bad usage costs nothing.
     Format format = parse_format(f->format);
     FailOn fail_on = parse_fail_on(f->fail_on);
@@ -40,8 +45,10 @@ void setup_inspect(CLI::App& sub, Runner& run) {
     TextOptions opt;
     opt.color = f->output.empty() && format == Format::Text && want_color(STDOUT_FILENO);
     std::string out = render(r, format, opt);
-    if (f->output.empty()) std::cout << out;
-    else write_file_atomic(f->output, out);
+    if (f->output.empty())
+      std::cout << out;
+    else
+      write_file_atomic(f->output, out);
     return exit_code(r, fail_on);
   };
 }

@@ -20,15 +20,21 @@ namespace {
 const Command kCommands[] = {
     {"rules", "List every rule with id, severity, seed source and fix", setup_rules},
     {"lint", "Lint Dockerfiles (or recipes) for the seed's EFA/NCCL/MPI pitfalls", setup_lint},
-    {"inspect", "Inspect an image (.sqsh, docker archive, OCI, dockerd, rootfs): EFA stack, NCCL plugin, Open MPI", setup_inspect},
+    {"inspect",
+     "Inspect an image (.sqsh, docker archive, OCI, dockerd, rootfs): EFA stack, NCCL plugin, Open MPI",
+     setup_inspect},
     {"render", "Render a recipe YAML to the Dockerfile seed 002 prescribes", setup_render},
-    {"build", "Build a recipe or Dockerfile through the Docker Engine API (lint first, host network)", setup_build},
+    {"build", "Build a recipe or Dockerfile through the Docker Engine API (lint first, host network)",
+     setup_build},
     {"host", "Capture and check a node: host capture|bundle|check|diff (seed 000)", setup_host},
     {"check", "Check NCCL output: check nccl-log|nccl-tests FILE", setup_check},
     {"gds", "Check GPUDirect Storage over EFA: gds check (seed 004)", setup_gds},
-    {"import", "Import an image into an enroot-compatible .sqsh, streamed and published atomically", setup_import},
+    {"import", "Import an image into an enroot-compatible .sqsh, streamed and published atomically",
+     setup_import},
     {"pyxis-importer", "Pyxis importer= plug-in: pyxis-importer get URI | release", setup_pyxis_importer},
     {"fleet", "Check every Slurm node through srun (or a directory of profiles): fleet check", setup_fleet},
+    {"cache", "The registry blob cache: cache ls | prune [--max-size SIZE] [--older-than DURATION]",
+     setup_cache},
 };
 
 }  // namespace
@@ -36,9 +42,10 @@ const Command kCommands[] = {
 
 int main(int argc, char** argv) {
   using namespace trainimg;
-  CLI::App app{"trainimg: build and validate container images for GPU training clusters "
-               "(NGC PyTorch + AWS EFA, Slurm + Pyxis/Enroot)",
-               "trainimg"};
+  CLI::App app{
+      "trainimg: build and validate container images for GPU training clusters "
+      "(NGC PyTorch + AWS EFA, Slurm + Pyxis/Enroot)",
+      "trainimg"};
   app.set_version_flag("--version", std::string("trainimg ") + TRAINIMG_VERSION);
   app.require_subcommand(0, 1);
   app.fallthrough(false);
@@ -61,7 +68,8 @@ int main(int argc, char** argv) {
     if (!help_topic.empty()) {
       try {
         CLI::App* topic = app.get_subcommand(help_topic);
-        std::cout << topic->get_formatter()->make_help(topic, "trainimg " + help_topic, CLI::AppFormatMode::Normal);
+        std::cout << topic->get_formatter()->make_help(topic, "trainimg " + help_topic,
+                                                       CLI::AppFormatMode::Normal);
         return kExitOk;
       } catch (const CLI::OptionNotFound&) {
         std::cerr << "trainimg: error: no subcommand '" << help_topic << "'\n";

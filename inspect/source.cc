@@ -16,6 +16,7 @@
 #include "inspect/sources/docker_archive_source.h"
 #include "inspect/sources/dockerd_source.h"
 #include "inspect/sources/oci_layout_source.h"
+#include "inspect/sources/registry_source.h"
 #include "inspect/sources/sqsh_source.h"
 
 namespace trainimg::inspect {
@@ -27,13 +28,6 @@ struct Scheme {
   std::string_view prefix;
   Opener open;
 };
-
-// enroot's docker:// pulls from a registry, which trainimg does not do yet.
-std::unique_ptr<ImageSource> open_registry_source(const std::string& rest) {
-  throw Error("docker://" + rest, "registry sources are not supported",
-              "pull the image into the local daemon and use dockerd://" + rest + ", or docker save it and use "
-              "docker-archive:PATH");
-}
 
 const Scheme kSchemes[] = {
     {"dockerd://", open_dockerd_source},
@@ -64,8 +58,9 @@ std::unique_ptr<ImageSource> probe(const std::string& path) {
   if (starts("hsqs")) return open_sqsh_source(path);
   if (starts("\x1f\x8b") || starts("\x28\xb5\x2f\xfd")) return open_docker_archive_source(path);
   if (n == 512 && (starts("ustar", 257))) return open_docker_archive_source(path);
-  throw Error(path, "cannot tell what kind of image this is (not a squashfs, tar or directory)",
-              "name the kind: docker-archive:PATH, oci:DIR[:TAG], dockerd://IMAGE[:TAG], sqsh:PATH or dir:ROOTFS");
+  throw Error(
+      path, "cannot tell what kind of image this is (not a squashfs, tar or directory)",
+      "name the kind: docker-archive:PATH, oci:DIR[:TAG], dockerd://IMAGE[:TAG], sqsh:PATH or dir:ROOTFS");
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 // target, link count and byte must be equal. mtimes are the documented
 // difference (trainimg's are reproducible). Needs dockerd and root; skipped
 // with the reason otherwise.
+#include "builder/import.h"
+
 #include <gtest/gtest.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -24,7 +26,6 @@
 #include <sstream>
 
 #include "builder/enroot_config.h"
-#include "builder/import.h"
 #include "builder/publish.h"
 #include "common/error.h"
 #include "inspect/testing/image_builder.h"
@@ -53,7 +54,9 @@ ShellRun sh(const std::string& cmd) {
   return r;
 }
 
-bool have_docker() { return ::access("/var/run/docker.sock", W_OK) == 0 && sh("docker info >/dev/null 2>&1").rc == 0; }
+bool have_docker() {
+  return ::access("/var/run/docker.sock", W_OK) == 0 && sh("docker info >/dev/null 2>&1").rc == 0;
+}
 
 // The fixture: three layers exercising what the merge and the fix-ups must
 // get right.
@@ -78,7 +81,13 @@ ImageSpec fixture() {
       .symlink("/dangling", "/no/where")
       .dir("/run")
       .fifo("/run/fifo")
-      .file("/\xc3\xbc" "n\xc3\xaf" "c\xc3\xb6" "d\xc3\xa9 na\xc3\xaf" "ve.txt", "unicode\n")
+      .file(
+          "/\xc3\xbc"
+          "n\xc3\xaf"
+          "c\xc3\xb6"
+          "d\xc3\xa9 na\xc3\xaf"
+          "ve.txt",
+          "unicode\n")
       .dir("/ro", 0555)
       .file("/ro/f", "read only\n", 0444)
       .file("/noperm", "no permission bits\n", 0000)
@@ -92,9 +101,7 @@ ImageSpec fixture() {
       .opaque("/opt/keep")
       .file("/opt/keep/b.txt", "upper\n")
       .file("/bin/tool", "new tool\n", 0755);
-  img.layer()
-      .whiteout("/var/lib/lists")
-      .file("/etc/passwd", "root:x:0:0::/root:/bin/bash\n");
+  img.layer().whiteout("/var/lib/lists").file("/etc/passwd", "root:x:0:0::/root:/bin/bash\n");
   img.config.env = {"PATH=/usr/bin:/bin", "A=${B}:x"};
   img.config.entrypoint = {"/bin/tool"};
   img.config.cmd = {"--flag", "it's"};
@@ -143,7 +150,8 @@ std::map<std::string, std::string> tree(const fs::path& root) {
     struct stat st {};
     ::lstat(it->path().c_str(), &st);
     std::ostringstream s;
-    s << std::oct << st.st_mode << std::dec << " " << st.st_uid << ":" << st.st_gid << " nlink=" << st.st_nlink;
+    s << std::oct << st.st_mode << std::dec << " " << st.st_uid << ":" << st.st_gid
+      << " nlink=" << st.st_nlink;
     if (S_ISREG(st.st_mode)) {
       std::ifstream f(it->path(), std::ios::binary);
       s << " size=" << st.st_size << " data=" << std::string((std::istreambuf_iterator<char>(f)), {});
@@ -178,14 +186,16 @@ class ImportVsEnroot : public ::testing::Test {
     fs::path ref = tmp_ / "ref";
     std::string r = ref.string();
     fs::create_directories(ref);
-    ShellRun run = sh("cid=$(docker create " + img_.tag + " true); docker export $cid | tar -C " + r +
-                 " --warning=no-timestamp --anchored --exclude='dev/*' --exclude='.dockerenv' -px; docker rm $cid "
-                 ">/dev/null; chmod -f -R u+rX " + r + " || :; find " + r +
-                 " -maxdepth 15 -type d ! -perm -u=w -exec chmod -f u+w {} \\+ || :");
+    ShellRun run =
+        sh("cid=$(docker create " + img_.tag + " true); docker export $cid | tar -C " + r +
+           " --warning=no-timestamp --anchored --exclude='dev/*' --exclude='.dockerenv' -px; docker rm $cid "
+           ">/dev/null; chmod -f -R u+rX " +
+           r + " || :; find " + r + " -maxdepth 15 -type d ! -perm -u=w -exec chmod -f u+w {} \\+ || :");
     EXPECT_EQ(run.rc, 0) << run.out;
     enroot_configure(ref, img_.config, uri);
     std::string out = tmp_ / "ref.sqsh";
-    EXPECT_EQ(sh("mksquashfs " + r + " " + out + " -all-root -comp lzo -noD -noappend -quiet >/dev/null").rc, 0);
+    EXPECT_EQ(sh("mksquashfs " + r + " " + out + " -all-root -comp lzo -noD -noappend -quiet >/dev/null").rc,
+              0);
     fs::remove_all(ref);
     return out;
   }
@@ -255,6 +265,59 @@ TEST(ImportReproducible, SameImageAndSourceDateEpochGiveIdenticalBytes) {
   // The fixture's files carry mtime 0 and keep it; generated files get
   // SOURCE_DATE_EPOCH, and nothing is later than it.
   EXPECT_EQ(l.out, "1970-01-01\n2023-11-14\n");
+}
+
+// docker:// from the real registry of .ci/start-registry.sh: the same image
+// pushed there with skopeo (from an OCI layout with gzip layers) imports to
+// the same image as its docker archive, without a daemon. Not the same bytes:
+// /etc/rc's first line names the source (`# enroot-provenance: REF`), so
+// everything is compared but that line.
+TEST(ImportRegistry, SameImageAsTheDockerArchiveWithSourceDateEpoch) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string state = std::getenv("TRAINIMG_REGISTRY_STATE")
+                          ? std::getenv("TRAINIMG_REGISTRY_STATE")
+                          : std::string(tmpdir ? tmpdir : "/tmp") + "/trainimg-registry";
+  if (!fs::exists(state + "/env") ||
+      sh("curl -s -o /dev/null --max-time 2 http://127.0.0.1:5500/v2/").rc != 0) {
+    if (std::getenv("TRAINIMG_CI")) FAIL() << "the test registry is not running (.ci/start-registry.sh)";
+    GTEST_SKIP() << "no test registry (run .ci/start-registry.sh)";
+  }
+  TempDir tmp, cache;
+  ImageSpec img = fixture();
+  inspect::testing::write_docker_archive(img, tmp / "img.tar");
+  inspect::testing::write_oci_layout(img, tmp / "oci");
+  ASSERT_EQ(sh("skopeo copy --quiet --dest-tls-verify=false oci:" + tmp / "oci" +
+               ":1 docker://127.0.0.1:5500/test/import-fixture:1 >/dev/null")
+                .rc,
+            0);
+  ::setenv("TRAINIMG_ALLOW_HTTP", "1", 1);
+  ::setenv("TRAINIMG_CACHE", cache.path().c_str(), 1);
+  ImportOptions o;
+  o.source_date_epoch = 1700000000;
+  o.inspect = false;
+  o.source = "docker-archive:" + tmp / "img.tar";
+  o.output = tmp / "archive.sqsh";
+  import_image(o);
+  o.source = "docker://127.0.0.1:5500#test/import-fixture:1";
+  o.output = tmp / "registry.sqsh";
+  ImportResult r = import_image(o);
+  ::unsetenv("TRAINIMG_ALLOW_HTTP");
+  ::unsetenv("TRAINIMG_CACHE");
+  auto listing = [&](const std::string& img) {
+    return sh("unsquashfs -lln " + img + " | grep -v ' squashfs-root/etc/rc$'").out;
+  };
+  std::string want = listing(tmp / "archive.sqsh");
+  EXPECT_GT(want.size(), 1000u);
+  EXPECT_EQ(listing(tmp / "registry.sqsh"), want);
+  ASSERT_EQ(
+      sh("cd " + tmp.path() + " && unsquashfs -q -d a archive.sqsh >/dev/null && unsquashfs -q -d b " +
+         "registry.sqsh >/dev/null && sed -i 1d a/etc/rc b/etc/rc && diff -r --no-dereference -x fifo a b")
+          .rc,
+      0);
+  EXPECT_EQ(r.passes, 2u);
+  std::string digest =
+      r.sidecar["image_digest"].is_string() ? r.sidecar["image_digest"].get<std::string>() : "";
+  EXPECT_TRUE(digest.starts_with("sha256:")) << r.sidecar.dump();
 }
 
 // dockerd:// without SOURCE_DATE_EPOCH: the daemon's export carries what

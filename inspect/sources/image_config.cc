@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inspect/sources/image_config.h"
 
+#include <set>
+
 #include "common/error.h"
 #include "inspect/sources/digest.h"
 
@@ -9,7 +11,8 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<std::string> strings(const json& j, const char* key, const std::string& file, const std::string& what) {
+std::vector<std::string> strings(const json& j, const char* key, const std::string& file,
+                                 const std::string& what) {
   std::vector<std::string> out;
   if (!j.contains(key) || j[key].is_null()) return out;
   if (!j[key].is_array()) throw Error(file, what + ": '" + key + "' must be a list of strings");
@@ -55,15 +58,18 @@ ParsedConfig parse_image_config(const json& j, const std::string& file, const st
     if (k.contains("Volumes") && k["Volumes"].is_object())
       for (const auto& [key, v] : k["Volumes"].items()) c.volumes.push_back(key);
   }
-  if (j.contains("rootfs") && j["rootfs"].is_object()) out.diff_ids = strings(j["rootfs"], "diff_ids", file, what);
+  if (j.contains("rootfs") && j["rootfs"].is_object())
+    out.diff_ids = strings(j["rootfs"], "diff_ids", file, what);
   return out;
 }
 
 ArchiveImage select_archive_image(const json& manifest, const std::string& ref, const std::string& file) {
   const std::string what = "manifest.json";
-  if (!manifest.is_array() || manifest.empty()) throw Error(file, what + ": expected a non-empty list of images");
+  if (!manifest.is_array() || manifest.empty())
+    throw Error(file, what + ": expected a non-empty list of images");
   std::string want = ref;
-  if (!want.empty() && want.find(':', want.rfind('/') == std::string::npos ? 0 : want.rfind('/')) == std::string::npos)
+  if (!want.empty() &&
+      want.find(':', want.rfind('/') == std::string::npos ? 0 : want.rfind('/')) == std::string::npos)
     want += ":latest";
   std::vector<ArchiveImage> all;
   std::string tags;
@@ -82,9 +88,11 @@ ArchiveImage select_archive_image(const json& manifest, const std::string& ref, 
   }
   if (want.empty() && all.size() == 1) return all[0];
   if (want.empty())
-    throw Error(file, "the archive holds " + std::to_string(all.size()) + " images; name one: docker-archive:" + file +
+    throw Error(file, "the archive holds " + std::to_string(all.size()) +
+                          " images; name one: docker-archive:" + file +
                           ":TAG (tags: " + (tags.empty() ? "none" : tags) + ")");
-  throw Error(file, "no image tagged '" + ref + "' in the archive (tags: " + (tags.empty() ? "none" : tags) + ")");
+  throw Error(file,
+              "no image tagged '" + ref + "' in the archive (tags: " + (tags.empty() ? "none" : tags) + ")");
 }
 
 std::string digest_from_member_name(const std::string& member) {
@@ -96,6 +104,27 @@ std::string digest_from_member_name(const std::string& member) {
   }
   std::string d = "sha256:" + hex;
   return is_sha256_digest(d) ? d : "";
+}
+
+bool is_layer_media_type(const std::string& t) {
+  static const std::set<std::string> kLayerTypes = {
+      "application/vnd.oci.image.layer.v1.tar",
+      "application/vnd.oci.image.layer.v1.tar+gzip",
+      "application/vnd.oci.image.layer.v1.tar+zstd",
+      "application/vnd.oci.image.layer.nondistributable.v1.tar",
+      "application/vnd.oci.image.layer.nondistributable.v1.tar+gzip",
+      "application/vnd.oci.image.layer.nondistributable.v1.tar+zstd",
+      "application/vnd.docker.image.rootfs.diff.tar",
+      "application/vnd.docker.image.rootfs.diff.tar.gzip",
+      "application/vnd.docker.image.rootfs.diff.tar.zstd",
+      "application/vnd.docker.image.rootfs.foreign.diff.tar.gzip",
+  };
+  return kLayerTypes.count(t) != 0;
+}
+
+bool is_index_media_type(const std::string& t) {
+  return t == "application/vnd.oci.image.index.v1+json" ||
+         t == "application/vnd.docker.distribution.manifest.list.v2+json";
 }
 
 }  // namespace trainimg::inspect

@@ -25,6 +25,13 @@ struct ParsedConfig {
 /// when a field has the wrong JSON type.
 ParsedConfig parse_image_config(const nlohmann::json& j, const std::string& file, const std::string& what);
 
+/// OCI and Docker layer media types (tar, tar+gzip, tar+zstd, foreign and
+/// non-distributable variants): the layers the tar reader takes.
+bool is_layer_media_type(const std::string& media_type);
+
+/// OCI image index / Docker manifest list media types.
+bool is_index_media_type(const std::string& media_type);
+
 /// One image of a docker archive's manifest.json.
 struct ArchiveImage {
   std::string config;               ///< member name of the config JSON
@@ -35,7 +42,8 @@ struct ArchiveImage {
 /// Picks the image of manifest.json that `ref` names (a RepoTags entry, with
 /// ":latest" implied); with an empty ref the archive must hold exactly one
 /// image. Throws Error listing the tags that exist otherwise.
-ArchiveImage select_archive_image(const nlohmann::json& manifest, const std::string& ref, const std::string& file);
+ArchiveImage select_archive_image(const nlohmann::json& manifest, const std::string& ref,
+                                  const std::string& file);
 
 /// For blob-named members ("blobs/sha256/<hex>", "<hex>.json",
 /// "<hex>/layer.tar" is NOT one) the digest the name claims, else "".

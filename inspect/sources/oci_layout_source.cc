@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 
 #include <cstdlib>
-#include <set>
 
 #include "common/error.h"
 #include "common/fd.h"
@@ -21,20 +20,6 @@ using nlohmann::json;
 constexpr uint64_t kMaxJsonBlob = 16 << 20;
 constexpr uint64_t kMaxTrailing = 1 << 20;
 constexpr int kMaxIndexDepth = 4;
-
-const std::set<std::string> kIndexTypes = {"application/vnd.oci.image.index.v1+json",
-                                           "application/vnd.docker.distribution.manifest.list.v2+json"};
-const std::set<std::string> kLayerTypes = {
-    "application/vnd.oci.image.layer.v1.tar",
-    "application/vnd.oci.image.layer.v1.tar+gzip",
-    "application/vnd.oci.image.layer.v1.tar+zstd",
-    "application/vnd.oci.image.layer.nondistributable.v1.tar",
-    "application/vnd.oci.image.layer.nondistributable.v1.tar+gzip",
-    "application/vnd.oci.image.layer.nondistributable.v1.tar+zstd",
-    "application/vnd.docker.image.rootfs.diff.tar",
-    "application/vnd.docker.image.rootfs.diff.tar.gzip",
-    "application/vnd.docker.image.rootfs.foreign.diff.tar.gzip",
-};
 
 struct Descriptor {
   std::string media_type, digest;
@@ -52,7 +37,7 @@ class OciLayoutSource : public ImageSource {
       throw Error(dir_, "oci-layout: no imageLayoutVersion: not an OCI image layout");
     json index = parse_json(read_file("index.json"), dir_, "index.json");
     Descriptor d = pick_from_index(index, "index.json", /*top=*/true);
-    for (int depth = 0; kIndexTypes.count(d.media_type); ++depth) {
+    for (int depth = 0; is_index_media_type(d.media_type); ++depth) {
       if (depth == kMaxIndexDepth) throw Error(dir_, "image indexes nested too deeply");
       d = pick_from_index(parse_json(read_blob(d), dir_, blob_name(d)), blob_name(d), /*top=*/false);
     }
@@ -63,10 +48,11 @@ class OciLayoutSource : public ImageSource {
       throw Error(dir_, blob_name(d) + ": not an image manifest (no config or layers)");
     Descriptor config = descriptor(manifest["config"], blob_name(d));
     desc_.config_digest = config.digest;
-    auto parsed = parse_image_config(parse_json(read_blob(config), dir_, blob_name(config)), dir_, blob_name(config));
+    auto parsed =
+        parse_image_config(parse_json(read_blob(config), dir_, blob_name(config)), dir_, blob_name(config));
     for (const auto& l : manifest["layers"]) {
       Descriptor ld = descriptor(l, blob_name(d));
-      if (!kLayerTypes.count(ld.media_type))
+      if (!is_layer_media_type(ld.media_type))
         throw Error(dir_, blob_name(ld) + ": unsupported layer media type '" + ld.media_type + "'");
       layers_.push_back(ld);
     }
@@ -109,9 +95,11 @@ class OciLayoutSource : public ImageSource {
     Descriptor d;
     d.digest = j["digest"].get<std::string>();
     d.size = j["size"].get<uint64_t>();
-    if (j.contains("mediaType") && j["mediaType"].is_string()) d.media_type = j["mediaType"].get<std::string>();
+    if (j.contains("mediaType") && j["mediaType"].is_string())
+      d.media_type = j["mediaType"].get<std::string>();
     if (!is_sha256_digest(d.digest))
-      throw Error(dir_, where + ": unsupported or malformed digest '" + d.digest + "' (sha256:<64 hex> expected)");
+      throw Error(dir_,
+                  where + ": unsupported or malformed digest '" + d.digest + "' (sha256:<64 hex> expected)");
     return d;
   }
 
@@ -122,11 +110,14 @@ class OciLayoutSource : public ImageSource {
     if (top && !tag_.empty()) {
       std::string tags;
       for (const auto& m : ms) {
-        std::string name = m.value("/annotations/org.opencontainers.image.ref.name"_json_pointer, std::string{});
-        if (name == tag_ || (name.size() > tag_.size() && name.ends_with(":" + tag_))) return descriptor(m, where);
+        std::string name =
+            m.value("/annotations/org.opencontainers.image.ref.name"_json_pointer, std::string{});
+        if (name == tag_ || (name.size() > tag_.size() && name.ends_with(":" + tag_)))
+          return descriptor(m, where);
         if (!name.empty()) tags += (tags.empty() ? "" : ", ") + name;
       }
-      throw Error(dir_, "no manifest tagged '" + tag_ + "' in index.json (tags: " + (tags.empty() ? "none" : tags) + ")");
+      throw Error(dir_, "no manifest tagged '" + tag_ +
+                            "' in index.json (tags: " + (tags.empty() ? "none" : tags) + ")");
     }
     if (ms.size() == 1) return descriptor(ms[0], where);
     const char* env = std::getenv("TRAINIMG_PLATFORM");
@@ -139,8 +130,10 @@ class OciLayoutSource : public ImageSource {
       if (!os.empty()) seen += (seen.empty() ? "" : ", ") + os + "/" + arch;
     }
     if (top && seen.empty())
-      throw Error(dir_, where + " lists " + std::to_string(ms.size()) + " images; name one: oci:" + dir_ + ":TAG");
-    throw Error(dir_, where + ": no " + platform + " image (platforms: " + (seen.empty() ? "none" : seen) + ")");
+      throw Error(dir_,
+                  where + " lists " + std::to_string(ms.size()) + " images; name one: oci:" + dir_ + ":TAG");
+    throw Error(dir_,
+                where + ": no " + platform + " image (platforms: " + (seen.empty() ? "none" : seen) + ")");
   }
 
   UniqueFd open_blob(const Descriptor& d) const {
@@ -148,7 +141,8 @@ class OciLayoutSource : public ImageSource {
     UniqueFd fd(openat(blobs_.get(), hex.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
     if (!fd) {
       if (errno == ENOENT) throw Error(dir_, blob_name(d) + ": missing blob");
-      if (errno == ELOOP) throw Error(dir_, blob_name(d) + ": a symlink; blobs are only read from inside the layout");
+      if (errno == ELOOP)
+        throw Error(dir_, blob_name(d) + ": a symlink; blobs are only read from inside the layout");
       throw_errno(dir_ + "/" + blob_name(d), "cannot open blob");
     }
     struct stat st {};
@@ -162,7 +156,8 @@ class OciLayoutSource : public ImageSource {
 
   std::string read_blob(const Descriptor& d) const {
     if (d.size > kMaxJsonBlob)
-      throw Error(dir_, blob_name(d) + ": " + std::to_string(d.size) + " bytes is too large for a JSON document");
+      throw Error(dir_,
+                  blob_name(d) + ": " + std::to_string(d.size) + " bytes is too large for a JSON document");
     UniqueFd fd = open_blob(d);
     std::string out = read_all(fd.get(), d.size, blob_name(d));
     std::string got = sha256_digest(out);
@@ -178,7 +173,8 @@ class OciLayoutSource : public ImageSource {
     }
     struct stat st {};
     if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) throw Error(dir_, name + ": not a regular file");
-    if (static_cast<uint64_t>(st.st_size) > kMaxJsonBlob) throw Error(dir_, name + ": too large for a JSON document");
+    if (static_cast<uint64_t>(st.st_size) > kMaxJsonBlob)
+      throw Error(dir_, name + ": too large for a JSON document");
     return read_all(fd.get(), static_cast<uint64_t>(st.st_size), name);
   }
 

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# bench/registry.sh: docker:// against the local registry of
+# .ci/start-registry.sh (127.0.0.1:5500, plain HTTP), side by side, medians of
+# --runs runs (wall seconds):
+#   skopeo copy docker://… oci:DIR (pull alone); that pull + trainimg inspect oci:DIR;
+#   trainimg inspect docker://… (cold cache); trainimg import docker://… cold and warm;
+#   trainimg import dockerd://… of the same image; enroot import docker://… when
+#   enroot is installed (else said to be skipped).
+# The image is a dockerd image (--image NAME, e.g. one bench/import.sh --image
+# kept), pushed to the registry with skopeo (gzip layers, as skopeo pushes them).
+# usage: bench/registry.sh --image NAME [--runs R] [--bin PATH]
+set -euo pipefail
+runs=3 image="" bin="$(dirname "$0")/../build/trainimg"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --image) image="$2"; shift 2 ;;
+    --runs) runs="$2"; shift 2 ;;
+    --bin) bin="$2"; shift 2 ;;
+    *) echo "usage: $0 --image NAME [--runs R] [--bin PATH]" >&2; exit 2 ;;
+  esac
+done
+[ -n "$image" ] || { echo "bench/registry.sh: --image NAME (a dockerd image) is required" >&2; exit 2; }
+bin="$(readlink -f "$bin")"
+curl -s -o /dev/null http://127.0.0.1:5500/v2/ || { echo "bench/registry.sh: run .ci/start-registry.sh first" >&2; exit 2; }
+work="$(mktemp -d "${TMPDIR:-/tmp}/trainimg-bench-registry-XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+export TRAINIMG_ALLOW_HTTP=1 ENROOT_ALLOW_HTTP=1 no_proxy=127.0.0.1
+ref="127.0.0.1:5500/bench/${image//[:\/]/-}:1"
+skopeo copy --quiet --dest-tls-verify=false "docker-daemon:$image" "docker://$ref"
+
+# median of the wall times of running "$@" $runs times; $before runs (untimed) first each time.
+median() {
+  local ts=() before="$1"; shift
+  for _ in $(seq 1 "$runs"); do
+    eval "$before"
+    local t0 t1
+    t0=$(date +%s.%N)
+    "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
+    t1=$(date +%s.%N)
+    ts+=("$(echo "$t1 - $t0" | bc)")
+  done
+  printf '%.2f\n' "$(printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")"
+}
+pull() { rm -rf "$work/oci"; skopeo copy --quiet --src-tls-verify=false "docker://$ref" "oci:$work/oci:1"; }
+pull_inspect() { pull && "$bin" inspect "oci:$work/oci:1" --fail-on never; }
+cold='rm -rf "$work/cache" "$work/x.sqsh"*'
+warm='rm -f "$work/x.sqsh"*'
+t_pull=$(median "" pull)
+t_pull_inspect=$(median "" pull_inspect)
+t_inspect=$(median "$cold" "$bin" inspect "docker://$ref" --cache "$work/cache" --fail-on never)
+t_cold=$(median "$cold" "$bin" import "docker://$ref" --cache "$work/cache" -o "$work/x.sqsh" --progress none)
+"$bin" import "docker://$ref" --cache "$work/cache" -o "$work/warmup.sqsh" --progress none >/dev/null
+t_warm=$(median "$warm" "$bin" import "docker://$ref" --cache "$work/cache" -o "$work/x.sqsh" --progress none)
+t_dockerd=$(median "$warm" "$bin" import "dockerd://$image" -o "$work/x.sqsh" --progress none)
+if command -v enroot >/dev/null; then
+  t_enroot=$(median "$warm" enroot import -o "$work/x.sqsh" "docker://${ref/\//#}")
+else
+  t_enroot="skipped (enroot not installed)"
+fi
+printf '%-44s %s\n' "skopeo copy docker:// oci: (pull)" "$t_pull" \
+  "pull + trainimg inspect oci:" "$t_pull_inspect" \
+  "trainimg inspect docker:// (cold cache)" "$t_inspect" \
+  "trainimg import docker:// (cold cache)" "$t_cold" \
+  "trainimg import docker:// (warm cache)" "$t_warm" \
+  "trainimg import dockerd://" "$t_dockerd" \
+  "enroot import docker://" "$t_enroot"

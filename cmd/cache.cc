@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// trainimg cache ls [--format text|json] | prune [--max-size SIZE]
+// [--older-than DURATION]: the registry blob cache (inspect/registry/blob_cache.h);
+// and the docker:// flags that inspect and import share.
+#include <ctime>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cmd/command.h"
+#include "common/error.h"
+#include "common/report.h"
+#include "inspect/registry/blob_cache.h"
+#include "inspect/sources/registry_source.h"
+
+namespace trainimg::cmd {
+
+void add_source_flags(CLI::App& sub, const std::shared_ptr<SourceFlags>& f) {
+  sub.add_option("--platform", f->platform,
+                 "docker://: OS/ARCH[/VARIANT] to pick from an index (default: the host's)");
+  sub.add_option("--cache", f->cache,
+                 "docker://: the blob cache directory (default: $TRAINIMG_CACHE, else "
+                 "$XDG_CACHE_HOME/trainimg)");
+  sub.add_flag("--no-cache", f->no_cache, "docker://: write nothing to the blob cache");
+  sub.add_option("--max-connections", f->max_connections,
+                 "docker://: blobs downloaded at once (default: $ENROOT_MAX_CONNECTIONS, else 10)");
+}
+
+void apply_source_flags(const SourceFlags& f) {
+  if (!f.platform.empty()) {
+    auto slash = f.platform.find('/');
+    if (slash == std::string::npos || slash == 0 || slash + 1 == f.platform.size())
+      throw Error("--platform",
+                  "'" + f.platform + "' is not OS/ARCH[/VARIANT] (e.g. linux/amd64, linux/arm64/v8)");
+  }
+  inspect::SourceOptions o;
+  o.platform = f.platform;
+  o.cache_dir = f.cache;
+  o.no_cache = f.no_cache;
+  o.max_connections = f.max_connections;
+  inspect::set_source_options(o);
+}
+
+namespace {
+
+std::string human(uint64_t b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = double(b);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
+  return buf;
+}
+
+std::string iso_time(int64_t t) {
+  std::time_t tt = static_cast<std::time_t>(t);
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+void setup_cache(CLI::App& sub, Runner& run) {
+  auto dir = std::make_shared<std::string>();
+  auto format = std::make_shared<std::string>("text");
+  auto max_size = std::make_shared<std::string>();
+  auto older = std::make_shared<std::string>();
+  sub.require_subcommand(1);
+  sub.add_option("--cache", *dir,
+                 "The cache directory (default: $TRAINIMG_CACHE, else $XDG_CACHE_HOME/trainimg)");
+  CLI::App* ls = sub.add_subcommand("ls", "List cached blobs, least recently used first");
+  ls->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  CLI::App* prune =
+      sub.add_subcommand("prune", "Remove least recently used blobs (never one another process holds)");
+  prune->add_option("--max-size", *max_size, "Keep at most this much, e.g. 50G");
+  prune->add_option("--older-than", *older, "Remove what was not used for this long, e.g. 7d or 12h");
+  for (CLI::App* c : {ls, prune})
+    c->add_option("--cache", *dir,
+                  "The cache directory (default: $TRAINIMG_CACHE, else $XDG_CACHE_HOME/trainimg)");
+  run = [=]() -> int {
+    inspect::registry::BlobCache cache(dir->empty() ? inspect::registry::default_cache_dir() : *dir);
+    if (ls->parsed()) {
+      auto entries = cache.list();
+      uint64_t total = 0;
+      for (const auto& e : entries) total += e.size;
+      if (*format == "json") {
+        nlohmann::ordered_json j;
+        j["schema"] = "trainimg.cache/v1";
+        j["dir"] = cache.dir();
+        j["total_bytes"] = total;
+        j["blobs"] = nlohmann::ordered_json::array();
+        for (const auto& e : entries)
+          j["blobs"].push_back(
+              {{"digest", e.digest}, {"size", e.size}, {"last_used", iso_time(e.last_used)}});
+        std::cout << j.dump(2) << "\n";
+      } else {
+        for (const auto& e : entries)
+          std::cout << e.digest << "  " << human(e.size) << "  " << iso_time(e.last_used) << "\n";
+        std::cout << entries.size() << " blobs, " << human(total) << " in " << cache.dir() << "\n";
+      }
+      return int(kExitOk);
+    }
+    std::optional<uint64_t> size;
+    std::optional<int64_t> age;
+    if (!max_size->empty() && !(size = inspect::registry::parse_byte_size(*max_size)))
+      throw Error("--max-size", "'" + *max_size + "' is not a size (e.g. 50G, 512M, 1024)");
+    if (!older->empty() && !(age = inspect::registry::parse_duration(*older)))
+      throw Error("--older-than", "'" + *older + "' is not a duration (e.g. 7d, 12h, 30m)");
+    if (!size && !age)
+      throw Error("cache prune", "say what to remove: --max-size SIZE and/or --older-than DURATION");
+    auto r = cache.prune(size, age);
+    std::cout << "removed " << r.removed << " blobs (" << human(r.removed_bytes) << "), kept " << r.kept
+              << " (" << human(r.kept_bytes) << ")"
+              << (r.busy ? ", " + std::to_string(r.busy) + " in use" : "") << "\n";
+    return int(kExitOk);
+  };
+}
+
+}  // namespace trainimg::cmd

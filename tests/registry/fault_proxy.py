@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+# A fault-injecting HTTP proxy in front of the test registry, loopback only,
+# for the retry, resume and redirect tests: python3 fault_proxy.py PORT
+# UPSTREAM MODE LOG. Every request is logged to LOG as one line
+# "METHOD PATH range=R auth=yes|no".
+#   errors:   each blob's first GET answers 500, its second 429 with
+#             Retry-After: 1, then requests pass.
+#   cut:      each blob's first GET sends the headers and half the body,
+#             then closes the connection; later GETs pass (Range included).
+#   pass:     nothing injected (a request counter for the tests).
+#   redirect: /v2/ paths need HTTP Basic auth (any user, password "pw");
+#             blob GETs are redirected (307) to http://localhost:PORT/r/…,
+#             another host name, which serves the blob without auth.
+import http.server, sys, threading, urllib.error, urllib.request
+
+port, upstream, mode, log_path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
+seen = {}
+lock = threading.Lock()
+
+
+def log(line):
+    with lock, open(log_path, 'a') as f:
+        f.write(line + '\n')
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+
+    def log_message(self, *args):
+        pass
+
+    def forward(self, path):
+        req = urllib.request.Request(upstream + path)
+        for h in ('Accept', 'Range'):
+            if self.headers.get(h):
+                req.add_header(h, self.headers[h])
+        try:
+            resp = urllib.request.urlopen(req)
+            status, headers, body = resp.status, resp.headers, resp.read()
+        except urllib.error.HTTPError as e:
+            status, headers, body = e.code, e.headers, e.read()
+        return status, headers, body
+
+    def send(self, status, headers, body, cut=False):
+        self.send_response(status)
+        for h in ('Content-Type', 'Docker-Content-Digest', 'Content-Range', 'WWW-Authenticate', 'Retry-After',
+                  'Location'):
+            if headers and headers.get(h):
+                self.send_header(h, headers[h])
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        if cut:
+            self.wfile.write(body[:len(body) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(2)
+            return
+        self.wfile.write(body)
+
+    def do_GET(self):
+        auth = 'yes' if self.headers.get('Authorization') else 'no'
+        log('GET %s range=%s auth=%s host=%s' % (self.path, self.headers.get('Range', '-'), auth,
+                                                 self.headers.get('Host', '-')))
+        path = self.path
+        if mode == 'redirect':
+            if path.startswith('/r/'):
+                status, headers, body = self.forward(path[2:])
+                return self.send(status, headers, body)
+            import base64
+            a = self.headers.get('Authorization', '')
+            if not (a.startswith('Basic ') and base64.b64decode(a[6:]).decode().endswith(':pw')):
+                return self.send(401, {'WWW-Authenticate': 'Basic realm="proxy"'}, b'{}')
+            if '/blobs/' in path:
+                return self.send(307, {'Location': 'http://localhost:%d/r%s' % (port, path)}, b'')
+        is_blob = '/blobs/' in path
+        with lock:
+            n = seen[path] = seen.get(path, 0) + 1
+        if is_blob and mode == 'errors' and n == 1:
+            return self.send(500, None, b'{"errors":[{"code":"UNKNOWN","message":"injected"}]}')
+        if is_blob and mode == 'errors' and n == 2:
+            return self.send(429, {'Retry-After': '1'}, b'')
+        status, headers, body = self.forward(path)
+        self.send(status, headers, body, cut=(is_blob and mode == 'cut' and n == 1 and len(body) > 1000))
+
+
+http.server.ThreadingHTTPServer(('127.0.0.1', port), Handler).serve_forever()
