@@ -5,10 +5,10 @@
 #include <sstream>
 
 #include "common/report.h"
+#include "common/xml.h"
 
 namespace trainimg {
 
-namespace {
 std::string xml_escape(const std::string& s) {
   std::string o;
   o.reserve(s.size());
@@ -26,7 +26,6 @@ std::string xml_escape(const std::string& s) {
   }
   return o;
 }
-}  // namespace
 
 std::string render_junit(const Report& r) {
   std::vector<RuleInfo> rules = r.rules;

@@ -18,21 +18,9 @@ constexpr size_t kHighWater = 1 << 20;
 // An error body is a short JSON message; anything beyond this is dropped.
 constexpr size_t kMaxErrorBody = 64 << 10;
 
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
+using curl::global_init;
+using curl::lower;
+using curl::trim;
 
 // The daemon answers errors with {"message": "..."}; older or proxy errors
 // may be plain text.

@@ -11,22 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "inspect/curl_util.h"
 #include "inspect/engine/engine.h"
 
 namespace trainimg::inspect::engine {
 
-struct CurlEasyDeleter {
-  void operator()(CURL* h) const { curl_easy_cleanup(h); }
-};
-struct CurlMultiDeleter {
-  void operator()(CURLM* m) const { curl_multi_cleanup(m); }
-};
-struct CurlSlistDeleter {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-using CurlEasy = std::unique_ptr<CURL, CurlEasyDeleter>;
-using CurlMulti = std::unique_ptr<CURLM, CurlMultiDeleter>;
-using CurlSlist = std::unique_ptr<curl_slist, CurlSlistDeleter>;
+using CurlEasy = curl::Easy;
+using CurlMulti = curl::Multi;
+using CurlSlist = curl::Slist;
 
 struct Request {
   std::string socket_path;

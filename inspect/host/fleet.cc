@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/report.h"
+#include "common/xml.h"
 #include "inspect/sources/digest.h"
 
 namespace trainimg::host {
@@ -17,21 +18,6 @@ using Json = nlohmann::ordered_json;
 // Facts that name the node, not its environment: never drift.
 bool per_node_fact(const std::string& k) {
   return k == "hostname" || k == "nvme_size";
-}
-
-std::string xml_escape(const std::string& s) {
-  std::string o;
-  for (unsigned char c : s) {
-    switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&apos;"; break;
-      default: o += (c < 0x20 && c != '\n' && c != '\t') ? '?' : static_cast<char>(c);
-    }
-  }
-  return o;
 }
 
 // "n1, n2, n3" up to 6 names, else "n1, n2, … n9 (N nodes)".

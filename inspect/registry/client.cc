@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "inspect/curl_util.h"
 #include "inspect/registry/credentials.h"
 #include "inspect/sources/digest.h"
 
@@ -30,30 +31,11 @@ constexpr const char* kAccept =
     "application/vnd.docker.distribution.manifest.list.v2+json, "
     "application/vnd.docker.distribution.manifest.v2+json";
 
-struct CurlEasyFree {
-  void operator()(CURL* h) const { curl_easy_cleanup(h); }
-};
-struct CurlSlistFree {
-  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
-};
-using CurlEasy = std::unique_ptr<CURL, CurlEasyFree>;
-using CurlSlist = std::unique_ptr<curl_slist, CurlSlistFree>;
-
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  return s;
-}
-
-std::string trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return std::string(s);
-}
+using CurlEasy = curl::Easy;
+using CurlSlist = curl::Slist;
+using curl::global_init;
+using curl::lower;
+using curl::trim;
 
 std::string escape(const std::string& s) {
   std::string out;
