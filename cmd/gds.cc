@@ -34,8 +34,10 @@ std::string live_output(const ProbeSpec& spec, double timeout, CheckOutput& out,
   ExecRunner runner;
   ProbeResult r = runner.run(spec, std::chrono::milliseconds(static_cast<long long>(timeout * 1000)));
   if (r.status != ProbeStatus::Ok) {
-    out.findings.push_back(make_finding(rule, "live", spec.command + ": " + std::string(to_string(r.status)) +
-                                                          (r.error.empty() ? "" : " (" + r.error.substr(0, r.error.find('\n')) + ")")));
+    out.findings.push_back(
+        Finding(rule, spec.command + ": " + std::string(to_string(r.status)) +
+                          (r.error.empty() ? "" : " (" + r.error.substr(0, r.error.find('\n')) + ")"))
+            .in("live"));
     return {};
   }
   return r.output;

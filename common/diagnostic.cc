@@ -31,6 +31,75 @@ std::string Diagnostic::location() const {
   return out;
 }
 
+Finding::Finding(const RuleInfo& rule, std::string message) {
+  d_.severity = rule.severity;
+  d_.rule_id = rule.id;
+  d_.message = std::move(message);
+  d_.hint = rule.fix;
+  d_.seed = rule.seed;
+}
+
+Finding& Finding::severity(Severity s) {
+  d_.severity = s;
+  return *this;
+}
+
+Finding& Finding::hint(std::string h) {
+  d_.hint = std::move(h);
+  return *this;
+}
+
+Finding& Finding::in(std::string file) {
+  d_.file = std::move(file);
+  return *this;
+}
+
+Finding& Finding::at(int line, int column, int length, std::string source_line) {
+  d_.line = line;
+  d_.column = column;
+  d_.length = length;
+  d_.source_line = std::move(source_line);
+  return *this;
+}
+
+namespace {
+
+// Columns of [offset, offset + length) on its first line: at least one, at
+// most up to the line's end.
+int caret_length(const SourceFile& src, SourceFile::LineCol lc, size_t length) {
+  int room = static_cast<int>(src.line_text(lc.line).size()) - lc.column + 1;
+  return std::max(1, std::min(static_cast<int>(length), room));
+}
+
+}  // namespace
+
+Finding& Finding::at(const SourceFile& src, size_t offset, size_t length) {
+  auto lc = src.line_col(offset);
+  d_.file = src.name();
+  d_.line = lc.line;
+  d_.column = lc.column;
+  d_.source_line = std::string(src.line_text(lc.line));
+  d_.length = caret_length(src, lc, length);
+  return *this;
+}
+
+Finding& Finding::path(std::string p, std::string layer) {
+  d_.path = std::move(p);
+  d_.layer = std::move(layer);
+  return *this;
+}
+
+Finding& Finding::related(RelatedLocation r) {
+  d_.related.push_back(std::move(r));
+  return *this;
+}
+
+Finding& Finding::related(const SourceFile& src, size_t offset, size_t length, std::string message) {
+  auto lc = src.line_col(offset);
+  return related(
+      RelatedLocation{src.name(), lc.line, lc.column, caret_length(src, lc, length), std::move(message)});
+}
+
 void sort_diagnostics(std::vector<Diagnostic>& d) {
   std::stable_sort(d.begin(), d.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return std::tie(a.file, a.line, a.column, a.path, a.rule_id, a.message) <

@@ -43,7 +43,8 @@ const RuleInfo& fleet_drift_rule() {
       "a fact (kernel, driver, EFA stack, counts, …) differs from the value most nodes have",
       "rebuild or replace the outlier from the fleet's DLAMI build; never upgrade one node's kernel",
       "seed 000 (every node must share one identical environment)",
-      "fleet"};
+      "fleet",
+      "docs/slurm.md#rules"};
   return r;
 }
 
@@ -55,7 +56,8 @@ const RuleInfo& node_unreachable_rule() {
       "busy, slurmd stopped) or the task failed",
       "sinfo -R -n NODE; check slurmd on the node; run `trainimg host capture` there by hand",
       "issue 12 (fleet check through srun)",
-      "fleet"};
+      "fleet",
+      "docs/slurm.md#rules"};
   return r;
 }
 
@@ -85,7 +87,7 @@ FleetNode unreachable_node(std::string node, std::string why) {
   FleetNode n;
   n.node = std::move(node);
   n.state = "node-unreachable";
-  n.findings.push_back(make_finding(node_unreachable_rule(), n.node, std::move(why)));
+  n.findings.push_back(Finding(node_unreachable_rule(), std::move(why)).in(n.node));
   return n;
 }
 
@@ -138,9 +140,10 @@ FleetResult judge_fleet(std::vector<FleetNode> nodes, const Expectations& e, con
       for (size_t i : idx) {
         d.outliers.emplace_back(nodes[i].node, v);
         nodes[i].findings.push_back(
-            make_finding(fleet_drift_rule(), nodes[i].node,
-                         nodes[i].node + " runs " + k + " " + v + ", " + plural(top->second.size(), "node") +
-                             (top->second.size() == 1 ? " runs " : " run ") + top->first + tail));
+            Finding(fleet_drift_rule(),
+                    nodes[i].node + " runs " + k + " " + v + ", " + plural(top->second.size(), "node") +
+                        (top->second.size() == 1 ? " runs " : " run ") + top->first + tail)
+                .in(nodes[i].node));
       }
     }
     std::sort(d.outliers.begin(), d.outliers.end());

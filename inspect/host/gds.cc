@@ -63,18 +63,23 @@ void check_lnet_interfaces(const std::vector<LnetNi>& nis, const std::string& fi
     ++count;
     if (ni.status == "up") ++up;
     else {
-      Diagnostic d = make_finding(rule, file, "LNet interface " + ni.nid + " is `status: " +
-                                                  (ni.status.empty() ? "?" : ni.status) + "`, expected up");
+      Diagnostic d =
+          Finding(rule, "LNet interface " + ni.nid + " is `status: " + (ni.status.empty() ? "?" : ni.status) +
+                            "`, expected up")
+              .in(file);
       d.line = ni.line;
       out.findings.push_back(std::move(d));
     }
   }
   out.text_facts.emplace_back("LNet @efa interfaces", std::to_string(count) + " (" + std::to_string(up) + " up)");
   if (count == 0)
-    out.findings.push_back(make_finding(rule, file, "no `nid: …@efa` entry: LNet is not configured for EFA, FSx traffic goes over TCP"));
+    out.findings.push_back(
+        Finding(rule, "no `nid: …@efa` entry: LNet is not configured for EFA, FSx traffic goes over TCP")
+            .in(file));
   else if (expect_efas && count != *expect_efas)
-    out.findings.push_back(make_finding(rule, file, std::to_string(count) + " LNet @efa interfaces, expected " +
-                                                        std::to_string(*expect_efas)));
+    out.findings.push_back(Finding(rule, std::to_string(count) + " LNet @efa interfaces, expected " +
+                                             std::to_string(*expect_efas))
+                               .in(file));
 }
 
 void check_lnet_counters(const std::vector<LnetNi>& before, const std::vector<LnetNi>& after,
@@ -85,15 +90,17 @@ void check_lnet_counters(const std::vector<LnetNi>& before, const std::vector<Ln
   // adds thousands on the interfaces near the GPU.
   constexpr long long kTrafficMessages = 1000;
   if (before.size() != after.size()) {
-    out.findings.push_back(make_finding(rule, after_file, "the before and after counters list " +
-                                                              std::to_string(before.size()) + " and " +
-                                                              std::to_string(after.size()) + " interfaces"));
+    out.findings.push_back(Finding(rule, "the before and after counters list " +
+                                             std::to_string(before.size()) + " and " +
+                                             std::to_string(after.size()) + " interfaces")
+                               .in(after_file));
     return;
   }
   int n = static_cast<int>(after.size());
   if (expect_efas && n != *expect_efas)
-    out.findings.push_back(make_finding(rule, after_file, std::to_string(n) + " send_count/recv_count pairs, expected " +
-                                                              std::to_string(*expect_efas) + " EFA interfaces"));
+    out.findings.push_back(Finding(rule, std::to_string(n) + " send_count/recv_count pairs, expected " +
+                                             std::to_string(*expect_efas) + " EFA interfaces")
+                               .in(after_file));
   long long best = 0;
   for (int i = 0; i < n; ++i) {
     long long ds = after[i].send_count.value_or(0) - before[i].send_count.value_or(0);
@@ -106,10 +113,11 @@ void check_lnet_counters(const std::vector<LnetNi>& before, const std::vector<Ln
                         std::to_string(after[i].recv_count.value_or(0)) + " (+" + std::to_string(dr) + ")");
   }
   if (expect_traffic && best < kTrafficMessages)
-    out.findings.push_back(make_finding(
-        rule, after_file,
-        "no EFA interface carried FSx traffic (largest send+recv increase +" + std::to_string(best) + " messages, < " +
-            std::to_string(kTrafficMessages) + "): FSx traffic did not flow over EFA"));
+    out.findings.push_back(
+        Finding(rule, "no EFA interface carried FSx traffic (largest send+recv increase +" +
+                          std::to_string(best) + " messages, < " + std::to_string(kTrafficMessages) +
+                          "): FSx traffic did not flow over EFA")
+            .in(after_file));
 }
 
 }  // namespace trainimg::host

@@ -16,13 +16,14 @@ TEST(HostRules, ListsTheFifteenIdsOfDomainSection6InOrder) {
   std::vector<std::string> ids;
   for (const auto& r : host_rules()) {
     ids.push_back(r.id);
-    EXPECT_EQ(r.domain, "host");
+    EXPECT_EQ(r.kind, "host");
     EXPECT_FALSE(r.fix.empty());
     EXPECT_FALSE(r.seed.empty());
   }
-  EXPECT_EQ(ids, (std::vector<std::string>{"gpu-count", "fabric-manager", "efa-driver", "efa-device-count", "gdrcopy",
-                                           "memlock", "nvme-mount", "kernel-changed", "lustre-client", "nvidia-fs",
-                                           "lnet-efa", "gdscheck", "gds-compat-mode", "nccl-log", "nccl-tests"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"gpu-count", "fabric-manager", "efa-driver", "efa-device-count",
+                                           "gdrcopy", "memlock", "nvme-mount", "kernel-changed",
+                                           "lustre-client", "nvidia-fs", "lnet-efa", "gdscheck",
+                                           "gds-compat-mode", "nccl-log", "nccl-tests"}));
 }
 
 TEST(HostRules, SeveritiesMatchDomainSection6) {

@@ -50,8 +50,8 @@ struct HostContext {
   std::vector<Diagnostic>* findings;
   std::vector<std::string>* notes;
 
-  /// Adds a finding of `rule` (its severity unless `sev` is given).
-  void report(const RuleInfo& rule, std::string message, std::optional<Severity> sev = std::nullopt) const;
+  /// Adds a finding (built with Finding, `in(file)`).
+  void add(Diagnostic d) const { findings->push_back(std::move(d)); }
   void note(std::string text) const { notes->push_back(std::move(text)); }
   /// "absent: command not found: lfs" / "failed: …" / "timeout", for messages.
   std::string probe_state(const std::string& id) const;
@@ -72,9 +72,6 @@ struct HostContext {
   void drift(const RuleInfo& rule, const std::string& what, const std::optional<std::string>& mine,
              const std::optional<std::string>& base) const;
 };
-
-/// A finding of `rule` at `file` with the rule's severity, hint and seed.
-Diagnostic make_finding(const RuleInfo& rule, const std::string& file, std::string message);
 
 // --- rule descriptions (one per file under rules/) ---
 const RuleInfo& gpu_count_rule();

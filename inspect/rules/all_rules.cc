@@ -10,26 +10,12 @@ namespace rules {
 
 const std::vector<const ImageRule*>& all_rules() {
   static const std::vector<const ImageRule*> kRules = {
-      &kEfaInstallerMissing, &kEfaHostMismatch,  &kLibfabricHostMismatch, &kOfiNcclHostMismatch,
-      &kEfaStackIncomplete,  &kLibfabricShadowed, &kOfiNcclShadowed,      &kNcclNetPlugin,
-      &kNcclIbSettings,      &kOfiNcclNcclCompat, &kMpiMultipleInstalls,  &kMpiConflict,
+      &kEfaInstallerMissing, &kEfaHostMismatch,   &kLibfabricHostMismatch, &kOfiNcclHostMismatch,
+      &kEfaStackIncomplete,  &kLibfabricShadowed, &kOfiNcclShadowed,       &kNcclNetPlugin,
+      &kNcclIbSettings,      &kOfiNcclNcclCompat, &kMpiMultipleInstalls,   &kMpiConflict,
       &kLdLibraryPathOrder,  &kCudaForwardCompat,
   };
   return kRules;
-}
-
-Diagnostic finding(const RuleInfo& rule, const Context& c, std::string message, std::string path, std::string layer,
-                   std::optional<Severity> severity) {
-  Diagnostic d;
-  d.severity = severity.value_or(rule.severity);
-  d.rule_id = rule.id;
-  d.message = std::move(message);
-  d.hint = rule.fix;
-  d.file = c.facts.reference;
-  d.path = std::move(path);
-  d.layer = std::move(layer);
-  d.seed = rule.seed;
-  return d;
 }
 
 const facts::OfiPlugin* loaded_plugin(const facts::ImageFacts& f) {
@@ -41,7 +27,8 @@ const facts::OfiPlugin* loaded_plugin(const facts::ImageFacts& f) {
 }
 
 const facts::Libfabric* loaded_libfabric(const facts::ImageFacts& f) {
-  if (const auto* l = f.loader_for("libfabric.so.1"); l && l->selected()) return f.libfabric_at(l->selected()->resolved);
+  if (const auto* l = f.loader_for("libfabric.so.1"); l && l->selected())
+    return f.libfabric_at(l->selected()->resolved);
   return nullptr;
 }
 

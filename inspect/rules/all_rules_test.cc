@@ -25,9 +25,10 @@ TEST(AllImageRules, MatchTheDomainCatalogue) {
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(rules[i].id, want[i].first);
     EXPECT_EQ(rules[i].severity, want[i].second) << rules[i].id;
-    EXPECT_EQ(rules[i].domain, "image");
+    EXPECT_EQ(rules[i].kind, "image");
     EXPECT_FALSE(rules[i].fix.empty());
-    EXPECT_TRUE(rules[i].seed.starts_with("seed 002") || rules[i].seed.starts_with("domain.md")) << rules[i].id;
+    EXPECT_TRUE(rules[i].seed.starts_with("seed 002") || rules[i].seed.starts_with("domain.md"))
+        << rules[i].id;
   }
 }
 
@@ -35,7 +36,8 @@ TEST(AllImageRules, EveryRuleHasADocsRow) {
   std::ifstream in(std::string(TRAINIMG_SOURCE_DIR) + "/docs/inspect.md");
   std::stringstream ss;
   ss << in.rdbuf();
-  for (const auto& r : image_rules()) EXPECT_NE(ss.str().find("| `" + r.id + "` |"), std::string::npos) << r.id;
+  for (const auto& r : image_rules())
+    EXPECT_NE(ss.str().find("| `" + r.id + "` |"), std::string::npos) << r.id;
 }
 
 }  // namespace

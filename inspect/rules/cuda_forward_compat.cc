@@ -24,24 +24,29 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
   std::string msg = "image CUDA " + img->version + " is newer than the host driver's CUDA " + *want + " (" +
                     c.expect.cuda_driver_from + ")";
   if (img->compat_libs.empty()) {
-    out.push_back(finding(rule, c, msg + " and the image has no compat libraries (" + img->path +
-                                       "/compat/libcuda.so.*): forward compatibility cannot work",
-                          img->path, img->layer, Severity::Warning));
+    out.push_back(Finding(rule, msg + " and the image has no compat libraries (" + img->path +
+                                    "/compat/libcuda.so.*): forward compatibility cannot work")
+                      .in(c.facts.reference)
+                      .path(img->path, img->layer)
+                      .severity(Severity::Warning));
     return;
   }
-  out.push_back(finding(rule, c,
-                        msg + ": normal, the container starts with 'CUDA Forward Compatibility mode ENABLED' (" +
-                            img->compat_libs.front() + "); verify custom CUDA kernels separately",
-                        img->path, img->layer));
+  out.push_back(
+      Finding(rule, msg + ": normal, the container starts with 'CUDA Forward Compatibility mode ENABLED' (" +
+                        img->compat_libs.front() + "); verify custom CUDA kernels separately")
+          .in(c.facts.reference)
+          .path(img->path, img->layer));
 }
 }  // namespace
 
 const ImageRule kCudaForwardCompat{
     {"cuda-forward-compat", Severity::Info,
-     "image CUDA is newer than the host driver's CUDA (normal: forward compatibility); warning when the image has no "
+     "image CUDA is newer than the host driver's CUDA (normal: forward compatibility); warning when the "
+     "image has no "
      "compat libraries",
-     "keep the cuda-compat libraries in the image (/usr/local/cuda/compat); verify custom kernels on the host driver",
-     "seed 002 \"Why an NGC base\" (CUDA Forward Compatibility)", "image"},
+     "keep the cuda-compat libraries in the image (/usr/local/cuda/compat); verify custom kernels on the "
+     "host driver",
+     "seed 002 \"Why an NGC base\" (CUDA Forward Compatibility)", "image", "docs/inspect.md#rules"},
     check};
 
 }  // namespace trainimg::inspect::rules

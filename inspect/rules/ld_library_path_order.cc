@@ -17,19 +17,21 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
   if (dirs.size() >= 2 && strip_slash(dirs[0]) == "/opt/amazon/ofi-nccl/lib" &&
       strip_slash(dirs[1]) == "/opt/amazon/efa/lib")
     return;
-  out.push_back(finding(rule, c,
-                        "LD_LIBRARY_PATH " + (v ? "is '" + *v + "'" : std::string("is not set")) + " in the final environment (" +
-                            f.env_from + "); it must start with /opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib while the "
-                            "EFA installer is present",
-                        "", ""));
+  out.push_back(
+      Finding(rule, "LD_LIBRARY_PATH " + (v ? "is '" + *v + "'" : std::string("is not set")) +
+                        " in the final environment (" + f.env_from +
+                        "); it must start with /opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib while the "
+                        "EFA installer is present")
+          .in(c.facts.reference));
 }
 }  // namespace
 
 const ImageRule kLdLibraryPathOrder{
     {"ld-library-path-order", Severity::Error,
-     "/opt/amazon/ofi-nccl/lib and /opt/amazon/efa/lib are not first in LD_LIBRARY_PATH while the installer is present",
+     "/opt/amazon/ofi-nccl/lib and /opt/amazon/efa/lib are not first in LD_LIBRARY_PATH while the installer "
+     "is present",
      "ENV LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}",
-     "seed 002 \"Pitfall ③ — LD_LIBRARY_PATH\"", "image"},
+     "seed 002 \"Pitfall ③ — LD_LIBRARY_PATH\"", "image", "docs/inspect.md#rules"},
     check};
 
 }  // namespace trainimg::inspect::rules

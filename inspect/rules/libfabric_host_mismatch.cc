@@ -18,17 +18,19 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
   const auto* lib = image_libfabric(c.facts);
   const auto& want = c.expect.libfabric;
   if (!lib || lib->version.empty() || !want || same_release(lib->version, *want)) return;
-  out.push_back(finding(rule, c,
-                        "image libfabric " + lib->version + " (from " + lib->version_from + ") differs from the host's " +
-                            *want + " (" + c.expect.libfabric_from + ")",
-                        lib->path, lib->layer));
+  out.push_back(Finding(rule, "image libfabric " + lib->version + " (from " + lib->version_from +
+                                  ") differs from the host's " + *want + " (" + c.expect.libfabric_from + ")")
+                    .in(c.facts.reference)
+                    .path(lib->path, lib->layer));
 }
 }  // namespace
 
 const ImageRule kLibfabricHostMismatch{
-    {"libfabric-host-mismatch", Severity::Error, "the image's libfabric release differs from the host's",
+    {"libfabric-host-mismatch", Severity::Error,
+     "the libfabric the loader picks (else the EFA build) is another release than the host's",
      "install the host's EFA installer version in the image so libfabric matches",
-     "seed 002 \"Recommended: add the EFA installer to the training image\"", "image"},
+     "seed 002 \"Recommended: add the EFA installer to the training image\"", "image",
+     "docs/inspect.md#rules"},
     check};
 
 }  // namespace trainimg::inspect::rules

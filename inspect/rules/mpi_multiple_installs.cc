@@ -24,13 +24,14 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
   // severity (warning) and asks the message to say that it is expected.
   if (ngc && others_are_installer) {
     out.push_back(
-        finding(rule, c,
+        Finding(rule,
                 msg + "; the EFA installer's copies beside NGC's are expected: keep using NGC's and never "
-                      "build or run against /opt/amazon/openmpi*",
-                mpis.front().path, mpis.front().layer));
+                      "build or run against /opt/amazon/openmpi*")
+            .in(c.facts.reference)
+            .path(mpis.front().path, mpis.front().layer));
     return;
   }
-  out.push_back(finding(rule, c, msg, mpis.back().path, mpis.back().layer));
+  out.push_back(Finding(rule, msg).in(c.facts.reference).path(mpis.back().path, mpis.back().layer));
 }
 }  // namespace
 
@@ -39,7 +40,8 @@ const ImageRule kMpiMultipleInstalls{
      "more than one Open MPI installation (when the extra ones are the EFA installer's "
      "/opt/amazon/openmpi* beside NGC's, the message says that this is expected)",
      "do not layer another Open MPI on the NGC image; leave NGC's MPI as is",
-     "seed 002 \"Pitfall ④ — Do not layer another MPI on top of NGC Open MPI\"", "image"},
+     "seed 002 \"Pitfall ④ — Do not layer another MPI on top of NGC Open MPI\"", "image",
+     "docs/inspect.md#rules"},
     check};
 
 }  // namespace trainimg::inspect::rules

@@ -14,19 +14,19 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
     // different (InfiniBand) plugin (seed 002).
     std::string what =
         !v ? "is not set (NCCL opens libnccl-net.so)" : (v->empty() ? "is empty" : "is '" + *v + "'");
-    out.push_back(finding(rule, c,
-                          "NCCL_NET_PLUGIN " + what + " in the final environment (" + f.env_from +
-                              ") while an EFA stack is present; it must be 'ofi'",
-                          "", ""));
+    out.push_back(Finding(rule, "NCCL_NET_PLUGIN " + what + " in the final environment (" + f.env_from +
+                                    ") while an EFA stack is present; it must be 'ofi'")
+                      .in(c.facts.reference));
     return;
   }
   const auto* p = loaded_plugin(f);
   if (p && p->aws_ofi_nccl) return;
   out.push_back(
-      finding(rule, c,
+      Finding(rule,
               "NCCL_NET_PLUGIN=ofi but no libnccl-net-ofi.so is resolvable by the loader: NCCL would fall "
-              "back to 'Using network Socket'",
-              "libnccl-net-ofi.so", ""));
+              "back to 'Using network Socket'")
+          .in(c.facts.reference)
+          .path("libnccl-net-ofi.so"));
 }
 }  // namespace
 
@@ -35,7 +35,7 @@ const ImageRule kNcclNetPlugin{
      "NCCL_NET_PLUGIN is not 'ofi' in the final environment while an EFA stack is present, or no "
      "libnccl-net-ofi.so is resolvable (NCCL would fall back to 'Using network Socket')",
      "keep ENV NCCL_NET_PLUGIN=ofi and /opt/amazon/ofi-nccl/lib on LD_LIBRARY_PATH",
-     "seed 002 \"Do not remove or change NCCL_NET_PLUGIN=ofi\"", "image"},
+     "seed 002 \"Do not remove or change NCCL_NET_PLUGIN=ofi\"", "image", "docs/inspect.md#rules"},
     check};
 
 }  // namespace trainimg::inspect::rules

@@ -36,20 +36,22 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
         break;
       }
   if (!better) return;
-  out.push_back(finding(rule, c,
-                        "NCCL would load " + cand->path + " (aws-ofi-nccl " +
-                            (loaded->version.empty() ? std::string("of unknown version") : loaded->version) + ", " +
-                            cand->how + ") instead of the " + why,
-                        loaded->path, loaded->layer));
+  out.push_back(
+      Finding(rule, "NCCL would load " + cand->path + " (aws-ofi-nccl " +
+                        (loaded->version.empty() ? std::string("of unknown version") : loaded->version) +
+                        ", " + cand->how + ") instead of the " + why)
+          .in(c.facts.reference)
+          .path(loaded->path, loaded->layer));
 }
 }  // namespace
 
 const ImageRule kOfiNcclShadowed{
     {"ofi-nccl-shadowed", Severity::Error,
-     "the plugin NCCL would load for NCCL_NET_PLUGIN is not the newest/installer copy (e.g. the base's older plugin "
-     "first in the path)",
-     "ENV LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH} after the installer",
-     "seed 002 \"Pitfall ③ — LD_LIBRARY_PATH\"", "image"},
+     "the plugin NCCL would load for `NCCL_NET_PLUGIN` is older than another aws-ofi-nccl copy, or not the "
+     "installer's copy (e.g. the base's older plugin first in the path)",
+     "ENV LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH} after the "
+     "installer",
+     "seed 002 \"Pitfall ③ — LD_LIBRARY_PATH\"", "image", "docs/inspect.md#rules"},
     check};
 
 }  // namespace trainimg::inspect::rules

@@ -26,10 +26,6 @@ struct ImageRule {
   Check check;
 };
 
-/// A finding of `rule` about `path` (and its layer) in the image.
-Diagnostic finding(const RuleInfo& rule, const Context& c, std::string message, std::string path,
-                   std::string layer, std::optional<Severity> severity = std::nullopt);
-
 /// Every rule, in catalogue order (domain.md §6 image table).
 const std::vector<const ImageRule*>& all_rules();
 

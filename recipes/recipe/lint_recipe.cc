@@ -24,7 +24,8 @@ bool is_schema_error(const Diagnostic& d) {
 
 // A stopping failure of the Dockerfile parser on rendered text means the
 // recipe's run text is not valid shell/Dockerfile: report it on the recipe.
-Diagnostic rendered_parse_error(const Error& e, const std::vector<SourceMapEntry>& map, const std::string& recipe) {
+Diagnostic rendered_parse_error(const Error& e, const std::vector<SourceMapEntry>& map,
+                                const std::string& recipe) {
   Diagnostic d = e.diagnostic();
   d.rule_id = "recipe-schema";
   d.message = "the rendered Dockerfile does not parse: " + d.message;
@@ -95,7 +96,8 @@ std::string context_of(const std::string& path) {
 }  // namespace
 
 RenderResult render_recipe_text(const std::string& name, const std::string& text,
-                                 const std::vector<std::string>& set_overrides, const std::string& context_dir) {
+                                const std::vector<std::string>& set_overrides,
+                                const std::string& context_dir) {
   SourceFile src(name, text);
   RenderResult res = analyse(src, set_overrides, context_dir, LintOptions{});
   finish(res, src);
@@ -116,16 +118,36 @@ std::vector<Diagnostic> lint_recipe_file(const std::string& path, const LintOpti
   return res.diagnostics;
 }
 
+const RuleInfo& recipe_syntax_rule() {
+  static const RuleInfo r{"recipe-syntax",
+                          Severity::Error,
+                          "the file is not well-formed YAML (position from the YAML parser)",
+                          "fix the YAML at the reported position",
+                          "issue 3: Recipes → Dockerfile",
+                          "recipe",
+                          "docs/recipes.md#refusals-and-checks"};
+  return r;
+}
+
+const RuleInfo& recipe_schema_rule() {
+  static const RuleInfo r{
+      "recipe-schema",
+      Severity::Error,
+      "unknown key (with \"did you mean\"), duplicate key, wrong type, missing "
+      "`base`/`efa`/`efa.installer`, `efa.installer` not a pinned version, bad "
+      "package/ARG/ENV/label/step name, duplicate step, copy source outside or missing from the "
+      "context, bad `efa.mirror`/`platform`/`workdir`/`shell`, a `#` comment at the end of a `run` "
+      "line, run text the Dockerfile parser cannot read, a bad `--set` key; warning for a step that "
+      "renders nothing and for a container flag repeated in `efa.flags`",
+      "follow docs/recipes.md; the message names the key and what it expects",
+      "issue 3: Recipes → Dockerfile",
+      "recipe",
+      "docs/recipes.md#refusals-and-checks"};
+  return r;
+}
+
 const std::vector<RuleInfo>& recipe_rules() {
-  static const std::vector<RuleInfo> k = {
-      {"recipe-syntax", Severity::Error, "the recipe is not well-formed YAML",
-       "fix the YAML at the reported position", "issue 3: Recipes → Dockerfile", "recipe"},
-      {"recipe-schema", Severity::Error,
-       "a recipe key is unknown (with a suggestion), a value has the wrong shape, a version or name is "
-       "invalid, a required key (base, efa.installer) is missing, or a --set key does not exist",
-       "follow docs/recipes.md; the message names the key and what it expects", "issue 3: Recipes → Dockerfile",
-       "recipe"},
-  };
+  static const std::vector<RuleInfo> k = {recipe_syntax_rule(), recipe_schema_rule()};
   return k;
 }
 

@@ -12,20 +12,6 @@
 
 namespace trainimg::recipes {
 
-Diagnostic diagnostic_at(const Where& w, Severity sev, std::string rule, std::string message, std::string hint,
-                         int length) {
-  Diagnostic d;
-  d.severity = sev;
-  d.rule_id = std::move(rule);
-  d.file = w.file;
-  d.line = w.line;
-  d.column = w.column;
-  d.length = w.line > 0 ? std::max(1, length) : 0;
-  d.message = std::move(message);
-  d.hint = std::move(hint);
-  return d;
-}
-
 namespace {
 
 std::string kind_name(const YAML::Node& n) {
@@ -85,10 +71,13 @@ class Loader {
   }
 
   void error(const Where& w, std::string msg, std::string hint, int length = 1) {
-    out_.push_back(diagnostic_at(w, Severity::Error, "recipe-schema", std::move(msg), std::move(hint), length));
+    out_.push_back(Finding(recipe_schema_rule(), std::move(msg)).hint(std::move(hint)).at_node(w, length));
   }
   void warning(const Where& w, std::string msg, std::string hint, int length = 1) {
-    out_.push_back(diagnostic_at(w, Severity::Warning, "recipe-schema", std::move(msg), std::move(hint), length));
+    out_.push_back(Finding(recipe_schema_rule(), std::move(msg))
+                       .severity(Severity::Warning)
+                       .hint(std::move(hint))
+                       .at_node(w, length));
   }
 
   // Columns a scalar covers on its first line, and where each line of a

@@ -29,8 +29,9 @@ struct LoadResult {
 LoadResult load_recipe(const SourceFile& src, const std::vector<std::string>& overrides,
                        const std::string& context_dir);
 
-/// A recipe-schema error (or other rule) at `w`.
-Diagnostic diagnostic_at(const Where& w, Severity sev, std::string rule, std::string message, std::string hint,
-                         int length = 0);
+/// The rules only recipes have (lint_recipe.cc): the YAML is malformed, or
+/// a key, value or --set override breaks the schema.
+const RuleInfo& recipe_syntax_rule();
+const RuleInfo& recipe_schema_rule();
 
 }  // namespace trainimg::recipes

@@ -316,11 +316,11 @@ std::vector<Diagnostic> check_run_text(const Recipe& r) {
       if (c == std::string::npos) continue;
       Where w = l.where;
       if (l.exact) w.column += static_cast<int>(c);
-      out.push_back(diagnostic_at(w, Severity::Error, "recipe-schema",
-                                  "a '#' comment at the end of a run line would swallow the commands joined "
-                                  "after it",
-                                  "put the comment on a line of its own (comment lines are dropped)",
-                                  static_cast<int>(l.text.size() - c)));
+      out.push_back(Finding(recipe_schema_rule(),
+                            "a '#' comment at the end of a run line would swallow the commands joined "
+                            "after it")
+                        .hint("put the comment on a line of its own (comment lines are dropped)")
+                        .at_node(w, static_cast<int>(l.text.size() - c)));
     }
   }
   return out;

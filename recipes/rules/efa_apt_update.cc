@@ -14,8 +14,10 @@ std::string apt_subcommand(const std::vector<const Word*>& argv) {
   if (p != "apt-get" && p != "apt") return {};
   for (size_t i = 1; i < argv.size(); ++i) {
     const std::string& w = argv[i]->text;
-    if (w == "-o" || w == "-c") ++i;
-    else if (w.empty() || w[0] != '-') return w;
+    if (w == "-o" || w == "-c")
+      ++i;
+    else if (w.empty() || w[0] != '-')
+      return w;
   }
   return {};
 }
@@ -31,7 +33,9 @@ bool wipes_lists(const std::vector<const Word*>& argv) {
   return false;
 }
 
-const RuleInfo& info() { return efa_apt_update().info; }
+const RuleInfo& info() {
+  return efa_apt_update().info;
+}
 
 void check(const Context& c) {
   for (const InstallerRun& r : installer_runs(c)) {
@@ -52,13 +56,14 @@ void check(const Context& c) {
         if (in == r.run) break;
         for (const auto& cmd : in->script.commands)
           if (apt_subcommand(effective_argv(cmd)) == "update")
-            where = " (the apt-get update on line " + std::to_string(in->line) + " is in another RUN, another layer)";
+            where = " (the apt-get update on line " + std::to_string(in->line) +
+                    " is in another RUN, another layer)";
       }
-      c.report(info(), Severity::Error, r.argv[0]->span,
-               "efa_installer.sh runs without apt-get update earlier in the same RUN" + where);
+      c.add(Finding(info(), "efa_installer.sh runs without apt-get update earlier in the same RUN" + where)
+                .at(c.src, r.argv[0]->span));
     } else if (wipe >= 0) {
-      c.report(info(), Severity::Error, cmds[static_cast<size_t>(wipe)].span,
-               "the apt lists are removed between apt-get update and efa_installer.sh");
+      c.add(Finding(info(), "the apt lists are removed between apt-get update and efa_installer.sh")
+                .at(c.src, cmds[static_cast<size_t>(wipe)].span));
     }
   }
 }
@@ -66,13 +71,15 @@ void check(const Context& c) {
 }  // namespace
 
 const Rule& efa_apt_update() {
-  static const Rule r{{"efa-apt-update", Severity::Error,
-                       "a RUN runs efa_installer.sh without apt-get update earlier in the same RUN (or wipes "
-                       "/var/lib/apt/lists between them)",
-                       "run `apt-get update && … && ./efa_installer.sh …` in ONE RUN; clean /var/lib/apt/lists only "
-                       "after the installer",
-                       "seed 002, Pitfall 1: run apt-get update first within the same RUN", "dockerfile"},
-                      check};
+  static const Rule r{
+      {"efa-apt-update", Severity::Error,
+       "a `RUN` runs `efa_installer.sh` without `apt-get update` earlier in the same `RUN`, or removes "
+       "`/var/lib/apt/lists` between them",
+       "run `apt-get update && … && ./efa_installer.sh …` in ONE RUN; clean /var/lib/apt/lists only "
+       "after the installer",
+       "seed 002, Pitfall 1: run apt-get update first within the same RUN", "dockerfile",
+       "docs/lint.md#rules"},
+      check};
   return r;
 }
 

@@ -11,7 +11,9 @@ struct Needed {
   const char* long_name;
   const char* spelling;
 };
-constexpr Needed kRequired[] = {{"yes", "-y"}, {"skip-kmod", "--skip-kmod"}, {"skip-limit-conf", "--skip-limit-conf"},
+constexpr Needed kRequired[] = {{"yes", "-y"},
+                                {"skip-kmod", "--skip-kmod"},
+                                {"skip-limit-conf", "--skip-limit-conf"},
                                 {"no-verify", "--no-verify"}};
 
 void check(const Context& c) {
@@ -22,23 +24,29 @@ void check(const Context& c) {
     bool build_ngc = r.options.count("build-ngc") > 0;
     std::string missing;
     for (const auto& n : kRequired)
-      if (!build_ngc && !r.options.count(n.long_name)) missing += std::string(missing.empty() ? "" : ", ") + n.spelling;
+      if (!build_ngc && !r.options.count(n.long_name))
+        missing += std::string(missing.empty() ? "" : ", ") + n.spelling;
     if (!missing.empty())
-      c.report(info, Severity::Error, r.argv[0]->span, "efa_installer.sh lacks the container flag(s) " + missing);
+      c.add(Finding(info, "efa_installer.sh lacks the container flag(s) " + missing)
+                .at(c.src, r.argv[0]->span));
     if (!r.options.count("enable-gdr"))
-      c.report(info, Severity::Warning, r.argv[0]->span, "efa_installer.sh lacks -g (GPUDirect configuration)");
+      c.add(Finding(info, "efa_installer.sh lacks -g (GPUDirect configuration)")
+                .severity(Severity::Warning)
+                .at(c.src, r.argv[0]->span));
   }
 }
 
 }  // namespace
 
 const Rule& efa_container_flags() {
-  static const Rule r{{"efa-container-flags", Severity::Error,
-                       "efa_installer.sh lacks any of -y, --skip-kmod, --skip-limit-conf, --no-verify (any "
-                       "spelling: -y/--yes, -k, -l, -n); warning when -g is missing",
-                       "run ./efa_installer.sh -y -g --skip-kmod --skip-limit-conf --no-verify",
-                       "seed 002, Pitfall 2: container-specific EFA installer flags", "dockerfile"},
-                      check};
+  static const Rule r{
+      {"efa-container-flags", Severity::Error,
+       "`efa_installer.sh` lacks any of `-y`, `--skip-kmod`, `--skip-limit-conf`, `--no-verify` (any "
+       "spelling: `--yes`, `-k`, `-l`, `-n`, clusters, unique prefixes); warning when `-g`/`--enable-gdr` is "
+       "missing",
+       "run ./efa_installer.sh -y -g --skip-kmod --skip-limit-conf --no-verify",
+       "seed 002, Pitfall 2: container-specific EFA installer flags", "dockerfile", "docs/lint.md#rules"},
+      check};
   return r;
 }
 

@@ -11,19 +11,23 @@ void check(const Context& c) {
   for (const InstallerRun& r : installer_runs(c)) {
     auto it = r.options.find("disable-ngc");
     if (it == r.options.end()) continue;
-    c.report(efa_disable_ngc().info, Severity::Warning, it->second->span,
-             "--disable-ngc on an NGC base (" + c.df.root_image(c.df.final_stage()) +
-                 "): the installer would skip the NGC-specific aws-ofi-nccl package");
+    c.add(Finding(efa_disable_ngc().info,
+                  "--disable-ngc on an NGC base (" + c.df.root_image(c.df.final_stage()) +
+                      "): the installer would skip the NGC-specific aws-ofi-nccl package")
+              .at(c.src, it->second->span));
   }
 }
 
 }  // namespace
 
 const Rule& efa_disable_ngc() {
-  static const Rule r{{"efa-disable-ngc", Severity::Warning, "efa_installer.sh gets --disable-ngc on an NGC base image",
-                       "drop --disable-ngc: the installer detects the NGC base and installs its aws-ofi-nccl package",
-                       "seed 002, Pitfall 2 (the installer detects the NGC base)", "dockerfile"},
-                      check};
+  static const Rule r{
+      {"efa-disable-ngc", Severity::Warning,
+       "`efa_installer.sh` gets `--disable-ngc` while the final image is built on an NGC image (not "
+       "`nvcr.io/nvidia/cuda`)",
+       "drop --disable-ngc: the installer detects the NGC base and installs its aws-ofi-nccl package",
+       "seed 002, Pitfall 2 (the installer detects the NGC base)", "dockerfile", "docs/lint.md#rules"},
+      check};
   return r;
 }
 

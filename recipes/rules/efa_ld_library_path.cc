@@ -159,31 +159,33 @@ void check(const Context& c) {
   if (!last) {
     if (!c.ngc_base) return;  // the installer's ld.so.conf.d entry finds its libraries
     const InstallerRun& r = runs.back();
-    c.report(info, Severity::Error, r.argv[0]->span,
-             "no ENV LD_LIBRARY_PATH in the image with efa_installer.sh: add ENV LD_LIBRARY_PATH=" + want, {},
-             hint);
+    c.add(
+        Finding(info,
+                "no ENV LD_LIBRARY_PATH in the image with efa_installer.sh: add ENV LD_LIBRARY_PATH=" + want)
+            .at(c.src, r.argv[0]->span)
+            .hint(hint));
     return;
   }
   if (verdict.sev == Severity::Info) return;
   Span at = blamed->value_span.length ? blamed->value_span : blamed->key_span;
-  std::vector<std::pair<Span, std::string>> related;
+  Finding f = Finding(info, verdict.message).severity(verdict.sev).at(c.src, at).hint(hint);
   if (blamed != last)
-    related.emplace_back(last->value_span.length ? last->value_span : last->key_span,
-                         "the last ENV LD_LIBRARY_PATH, which keeps this value");
-  c.report(info, verdict.sev, at, verdict.message, related, hint);
+    f.related(c.src, last->value_span.length ? last->value_span : last->key_span,
+              "the last ENV LD_LIBRARY_PATH, which keeps this value");
+  c.add(f);
 }
 
 }  // namespace
 
 const Rule& efa_ld_library_path() {
-  static const Rule r{
-      {"efa-ld-library-path", Severity::Error,
-       "with the installer, the image's final LD_LIBRARY_PATH (wherever the ENV sits) does not list "
-       "the installer's aws-ofi-nccl and libfabric directories (those of the installer version in "
-       "use) before the inherited ${LD_LIBRARY_PATH} and any other libfabric/plugin directory; "
-       "warning when it drops the inherited ${LD_LIBRARY_PATH}",
-       std::string("ENV LD_LIBRARY_PATH=") + kExpected, "seed 002, Pitfall 3: LD_LIBRARY_PATH", "dockerfile"},
-      check};
+  static const Rule r{{"efa-ld-library-path", Severity::Error,
+                       "with the installer, the image's final `LD_LIBRARY_PATH` (wherever the `ENV` sits) "
+                       "does not list the installer's aws-ofi-nccl and libfabric directories (those of the "
+                       "installer version in use) before the inherited `${LD_LIBRARY_PATH}` and any other "
+                       "libfabric/plugin directory; warning when it drops the inherited `${LD_LIBRARY_PATH}`",
+                       std::string("ENV LD_LIBRARY_PATH=") + kExpected,
+                       "seed 002, Pitfall 3: LD_LIBRARY_PATH", "dockerfile", "docs/lint.md#rules"},
+                      check};
   return r;
 }
 

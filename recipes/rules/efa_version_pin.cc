@@ -22,15 +22,18 @@ void check(const Context& c) {
         if (!v || !seen.insert(in).second) continue;  // one finding per RUN: curl and tar name the same file
         std::string exp = expect ? " (the host has " + *expect + ")" : "";
         if (*v == "latest") {
-          c.report(info, expect ? Severity::Error : Severity::Warning, w.span,
-                   "the EFA installer tarball is 'latest': its version changes under you" + exp);
+          c.add(Finding(info, "the EFA installer tarball is 'latest': its version changes under you" + exp)
+                    .severity(expect ? Severity::Error : Severity::Warning)
+                    .at(c.src, w.span));
         } else if (!looks_like_version(*v)) {
-          c.report(info, expect ? Severity::Error : Severity::Warning, w.span,
-                   "the EFA installer version '" + *v +
-                       "' is not pinned (an ARG without a default, or not a version)" + exp);
+          c.add(Finding(info, "the EFA installer version '" + *v +
+                                  "' is not pinned (an ARG without a default, or not a version)" + exp)
+                    .severity(expect ? Severity::Error : Severity::Warning)
+                    .at(c.src, w.span));
         } else if (expect && compare_versions(*v, *expect) != 0) {
-          c.report(info, Severity::Error, w.span,
-                   "the image installs EFA installer " + *v + " but the host has " + *expect);
+          c.add(Finding(info, "the image installs EFA installer " + *v + " but the host has " + *expect)
+                    .severity(Severity::Error)
+                    .at(c.src, w.span));
         }
       }
     }
@@ -42,12 +45,13 @@ void check(const Context& c) {
 const Rule& efa_version_pin() {
   static const Rule r{
       {"efa-version-pin", Severity::Warning,
-       "the installer tarball is 'latest' or its version is not a pinned ARG/literal; error with "
-       "--expect efa-installer=X when it differs from the host's installer",
+       "the installer tarball `aws-efa-installer-V.tar.gz` is `latest` or V is not a pinned version (an "
+       "`ARG` without a default); error with `--expect efa-installer=X` when V ≠ X (or cannot be shown "
+       "equal)",
        "pin ARG EFA_INSTALLER_VERSION=<the host AMI's installer version> and download "
        "aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz",
        "seed 002, Recommended: add the EFA installer to the training image (same version as the host)",
-       "dockerfile"},
+       "dockerfile", "docs/lint.md#rules"},
       check};
   return r;
 }

@@ -7,40 +7,6 @@
 
 namespace trainimg::recipes::rules {
 
-void Context::report(const RuleInfo& rule, Severity sev, Span at, std::string message) const {
-  report(rule, sev, at, std::move(message), {}, {});
-}
-
-void Context::report(const RuleInfo& rule, Severity sev, Span at, std::string message,
-                     const std::vector<std::pair<Span, std::string>>& related, std::string hint) const {
-  Diagnostic d;
-  d.severity = sev;
-  d.rule_id = rule.id;
-  d.message = std::move(message);
-  d.hint = rule.fix;
-  d.seed = rule.seed;
-  d.file = src.name();
-  auto lc = src.line_col(at.offset);
-  d.line = lc.line;
-  d.column = lc.column;
-  d.source_line = std::string(src.line_text(lc.line));
-  int room = static_cast<int>(d.source_line.size()) - lc.column + 1;
-  d.length = std::max(1, std::min(static_cast<int>(at.length), room));
-  if (!hint.empty()) d.hint = std::move(hint);
-  for (const auto& [span, msg] : related) {
-    RelatedLocation r;
-    r.file = d.file;
-    auto rl = src.line_col(span.offset);
-    r.line = rl.line;
-    r.column = rl.column;
-    int rroom = static_cast<int>(src.line_text(rl.line).size()) - rl.column + 1;
-    r.length = std::max(1, std::min(static_cast<int>(span.length), rroom));
-    r.message = msg;
-    d.related.push_back(std::move(r));
-  }
-  out->push_back(std::move(d));
-}
-
 std::string base_name(const std::string& path) {
   size_t s = path.rfind('/');
   return s == std::string::npos ? path : path.substr(s + 1);

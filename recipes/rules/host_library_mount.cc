@@ -11,7 +11,8 @@ namespace {
 bool mount_root(const std::string& dir) {
   if (path_under(dir, "/mnt") || path_under(dir, "/media") || path_under(dir, "/run/host")) return true;
   if (dir.size() < 2 || dir[0] != '/') return false;
-  std::string first = dir.substr(1, dir.find('/', 1) == std::string::npos ? std::string::npos : dir.find('/', 1) - 1);
+  std::string first =
+      dir.substr(1, dir.find('/', 1) == std::string::npos ? std::string::npos : dir.find('/', 1) - 1);
   return first.rfind("host", 0) == 0;
 }
 
@@ -31,8 +32,9 @@ void check(const Context& c) {
         if (vol || mount_root(d)) hits += (hits.empty() ? "" : ", ") + d;
       }
       if (!hits.empty())
-        c.report(host_library_mount().info, Severity::Warning, kv.value_span,
-                 "LD_LIBRARY_PATH points at host-mounted library directories (" + hits + ")");
+        c.add(Finding(host_library_mount().info,
+                      "LD_LIBRARY_PATH points at host-mounted library directories (" + hits + ")")
+                  .at(c.src, kv.value_span));
     }
   }
 }
@@ -40,14 +42,15 @@ void check(const Context& c) {
 }  // namespace
 
 const Rule& host_library_mount() {
-  static const Rule r{{"host-library-mount", Severity::Warning,
-                       "the image points LD_LIBRARY_PATH at host-mounted library directories (a VOLUME, /host*, "
-                       "/mnt, /media, /run/host)",
-                       "install the host's EFA installer version in the image instead of mounting host libraries",
-                       "seed 002, The EFA stack already included in the NGC image (host library mounts not "
-                       "recommended)",
-                       "dockerfile"},
-                      check};
+  static const Rule r{
+      {"host-library-mount", Severity::Warning,
+       "`ENV LD_LIBRARY_PATH` lists a directory under a `VOLUME` of the image or under a mount root "
+       "(`/host*`, `/mnt`, `/media`, `/run/host`)",
+       "install the host's EFA installer version in the image instead of mounting host libraries",
+       "seed 002, The EFA stack already included in the NGC image (host library mounts not "
+       "recommended)",
+       "dockerfile", "docs/lint.md#rules"},
+      check};
   return r;
 }
 

@@ -170,29 +170,34 @@ void check(const Context& c) {
     std::sort(cause.places.begin(), cause.places.end(),
               [](const auto& a, const auto& b) { return a.first.offset < b.first.offset; });
   if (removal) {
-    std::vector<std::pair<Span, std::string>> related;
     std::string titles;
-    for (const auto& cause : causes) {
+    for (const auto& cause : causes)
       titles += (titles.empty() ? "" : "; ") + cause.title + ", " + ordinal_list(cause.places.size());
-      related.insert(related.end(), cause.places.begin(), cause.places.end());
-    }
-    c.report(info, Severity::Warning, removal->span,
-             "replaces the base's Open MPI (" + base_mpi + ", removed here) with another: " + titles +
-                 ". Not the seed's setup (leave NGC's MPI as-is); nothing of the base may still expect the "
-                 "removed one",
-             related,
-             "keep NGC's Open MPI and drop the other one (verify communication with a PyTorch-based "
-             "measurement); if "
-             "you must replace it, remove every trace of the old one (OPAL_PREFIX, "
-             "/etc/ld.so.conf.d/hpcx.conf, PATH)");
+    Finding f =
+        Finding(info, "replaces the base's Open MPI (" + base_mpi +
+                          ", removed here) with another: " + titles +
+                          ". Not the seed's setup (leave NGC's MPI as-is); nothing of the base may still "
+                          "expect the removed one")
+            .severity(Severity::Warning)
+            .at(c.src, removal->span)
+            .hint(
+                "keep NGC's Open MPI and drop the other one (verify communication with a PyTorch-based "
+                "measurement); if you must replace it, remove every trace of the old one (OPAL_PREFIX, "
+                "/etc/ld.so.conf.d/hpcx.conf, PATH)");
+    for (const auto& cause : causes)
+      for (const auto& [span, why] : cause.places) f.related(c.src, span, why);
+    c.add(f);
     return;
   }
   for (const auto& cause : causes) {
-    std::vector<std::pair<Span, std::string>> related(cause.places.begin() + 1, cause.places.end());
-    c.report(info, Severity::Error, cause.places.front().first,
-             cause.title + " beside the base's Open MPI (" + base_mpi + "): " + cause.places.front().second +
-                 (related.empty() ? "" : " (and " + ordinal_list(related.size()) + " more)"),
-             related, {});
+    size_t more = cause.places.size() - 1;
+    Finding f = Finding(info, cause.title + " beside the base's Open MPI (" + base_mpi +
+                                  "): " + cause.places.front().second +
+                                  (more == 0 ? "" : " (and " + ordinal_list(more) + " more)"))
+                    .at(c.src, cause.places.front().first);
+    for (size_t i = 1; i < cause.places.size(); ++i)
+      f.related(c.src, cause.places[i].first, cause.places[i].second);
+    c.add(f);
   }
 }
 
@@ -201,14 +206,15 @@ void check(const Context& c) {
 const Rule& mpi_second_install() {
   static const Rule r{
       {"mpi-second-install", Severity::Error,
-       "on an NGC base with an Open MPI (the PyTorch container and images built on it: "
-       "/usr/local/mpi; HPC images: /opt/hpcx): installs another Open MPI (apt "
-       "openmpi-bin/libopenmpi-dev, a source build) or builds/runs against /opt/amazon/openmpi "
-       "(PATH, MPI_HOME, OPAL_PREFIX, ld.so.conf.d, --with-mpi=, mpicc); one finding per other "
-       "Open MPI; a warning when the base's Open MPI is deleted first",
+       "on an NGC base with an Open MPI (the PyTorch container and images built on it: `/usr/local/mpi`; HPC "
+       "images: `/opt/hpcx`): installs another Open MPI (apt `openmpi-bin`/`libopenmpi-dev`, a source build) "
+       "or builds/runs against `/opt/amazon/openmpi` (`PATH`, `MPI_HOME`, `OPAL_PREFIX`, ld.so.conf.d, "
+       "`--with-mpi=`, `mpicc`); one finding per other Open MPI (its other places as related locations); a "
+       "warning when the base's Open MPI is deleted first",
        "leave NGC's Open MPI (/usr/local/mpi) as the only MPI; verify communication with a "
        "PyTorch-based measurement instead of MPI programs",
-       "seed 002, Pitfall 4: do not layer another MPI on top of NGC Open MPI", "dockerfile"},
+       "seed 002, Pitfall 4: do not layer another MPI on top of NGC Open MPI", "dockerfile",
+       "docs/lint.md#rules"},
       check};
   return r;
 }

@@ -16,12 +16,14 @@ void check(const Context& c) {
     if (in->keyword != "ENV") continue;
     for (const KeyValue& kv : in->pairs) {
       if (nccl_env::forces_ib_transport(kv.key, kv.value)) {
-        c.report(info, Severity::Error, kv.value_span,
-                 "NCCL_NET=IB forces the InfiniBand transport instead of EFA");
+        c.add(Finding(info, "NCCL_NET=IB forces the InfiniBand transport instead of EFA")
+                  .at(c.src, kv.value_span));
       } else if (nccl_env::is_ib_only_setting(kv.key)) {
-        c.report(
-            info, Severity::Warning, kv.key_span,
-            kv.key + " is an InfiniBand-only setting; on EFA it does nothing or hides a wrong transport");
+        c.add(Finding(info,
+                      kv.key +
+                          " is an InfiniBand-only setting; on EFA it does nothing or hides a wrong transport")
+                  .severity(Severity::Warning)
+                  .at(c.src, kv.key_span));
       }
     }
   }
@@ -32,11 +34,12 @@ void check(const Context& c) {
 const Rule& nccl_ib_settings() {
   static const Rule r{
       {"nccl-ib-settings", Severity::Error,
-       "where the image shows EFA (the installer, /opt/amazon/efa, FI_PROVIDER=efa, the aws-ofi-nccl "
-       "plugin): "
-       "NCCL_NET=IB (error); other InfiniBand-only NCCL_IB_* settings (warning)",
+       "only where the image shows EFA (the installer runs; a `RUN`/`ENV` names `/opt/amazon/efa`, "
+       "aws-ofi-nccl or `FI_PROVIDER=efa`; the base is an AWS Deep Learning Container): `ENV NCCL_NET=IB` "
+       "(error); any other `NCCL_IB_*` except `NCCL_IB_DISABLE` (warning)",
        "remove InfiniBand-specific NCCL_* settings; keep NCCL_NET_PLUGIN=ofi",
-       "seed 002, Verifying operation ('Using network Socket' row); seed 000 ConnectX-7 note", "dockerfile"},
+       "seed 002, Verifying operation ('Using network Socket' row); seed 000 ConnectX-7 note", "dockerfile",
+       "docs/lint.md#rules"},
       check};
   return r;
 }

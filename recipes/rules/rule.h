@@ -29,12 +29,8 @@ struct Context {
   /// What the root image of the final stage is (NGC family, where its MPI is).
   NgcBase base;
 
-  /// Adds a finding at `at` (original offsets) with the rule's id, fix and seed.
-  void report(const RuleInfo& rule, Severity sev, Span at, std::string message) const;
-  /// The same with the other places of the same root cause and a hint that
-  /// replaces the rule's fix when not empty.
-  void report(const RuleInfo& rule, Severity sev, Span at, std::string message,
-              const std::vector<std::pair<Span, std::string>>& related, std::string hint) const;
+  /// Adds a finding (built with Finding, positioned in `src`).
+  void add(Diagnostic d) const { out->push_back(std::move(d)); }
 };
 
 struct Rule {

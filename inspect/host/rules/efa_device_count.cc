@@ -10,12 +10,13 @@ namespace trainimg::host {
 const RuleInfo& efa_device_count_rule() {
   static const RuleInfo r{"efa-device-count",
                           Severity::Error,
-                          "`rdmap*` count ≠ `fi_info -p efa -t FI_EP_RDM` domain count ≠ expected EFAs "
-                          "(mlx5_*/ibp* ConnectX-7 devices ignored)",
+                          "`rdmap*` count ≠ `fi_info -p efa -t FI_EP_RDM` domain count, ≠ `efas=N`, or 0 "
+                          "(ConnectX-7 `mlx5_*`/`ibp*` devices are ignored and listed in a note)",
                           "check the instance's EFA interfaces (launch template) and the EFA driver; do not "
                           "force NCCL_NET=IB onto the ConnectX-7 devices",
                           "seed 000 Host validation / Expected results (EFA device count)",
-                          "host"};
+                          "host",
+                          "docs/host.md#rules"};
   return r;
 }
 
@@ -35,26 +36,29 @@ void check_efa_device_count(const HostContext& c) {
   }
   if (!p.efa_device_count) {
     if (c.cannot_tell(rule, "infiniband.txt")) return;
-    c.report(rule, "cannot count rdmap* devices (" + c.probe_state("infiniband.txt") + ")");
+    c.add(Finding(rule, "cannot count rdmap* devices (" + c.probe_state("infiniband.txt") + ")").in(c.file));
     return;
   }
   int rdmap = *p.efa_device_count;
   if (!p.fi_info_domain_count) {
     if (c.cannot_tell(rule, "fi_info.txt")) return;
-    c.report(rule, "libfabric lists no EFA domain: fi_info -p efa -t FI_EP_RDM " +
-                       c.probe_state("fi_info.txt") + " (" + std::to_string(rdmap) + " rdmap* devices)");
+    c.add(Finding(rule, "libfabric lists no EFA domain: fi_info -p efa -t FI_EP_RDM " +
+                            c.probe_state("fi_info.txt") + " (" + std::to_string(rdmap) + " rdmap* devices)")
+              .in(c.file));
     return;
   }
   int domains = *p.fi_info_domain_count;
   if (rdmap != domains)
-    c.report(rule, std::to_string(rdmap) + " rdmap* devices but " + std::to_string(domains) +
-                       " fi_info EFA domains: libfabric does not see every device");
+    c.add(Finding(rule, std::to_string(rdmap) + " rdmap* devices but " + std::to_string(domains) +
+                            " fi_info EFA domains: libfabric does not see every device")
+              .in(c.file));
   if (c.expect.efas) {
     if (rdmap != *c.expect.efas)
-      c.report(rule, std::to_string(rdmap) + " rdmap* devices, expected " + std::to_string(*c.expect.efas) +
-                         " EFAs");
+      c.add(Finding(rule, std::to_string(rdmap) + " rdmap* devices, expected " +
+                              std::to_string(*c.expect.efas) + " EFAs")
+                .in(c.file));
   } else if (rdmap == 0) {
-    c.report(rule, "no EFA device (rdmap*) under /sys/class/infiniband");
+    c.add(Finding(rule, "no EFA device (rdmap*) under /sys/class/infiniband").in(c.file));
   } else if (!c.baseline) {
     c.note("efa-device-count: " + std::to_string(rdmap) +
            " EFAs seen; pass --expect efas=N to check the count");

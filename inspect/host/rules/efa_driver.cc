@@ -12,11 +12,13 @@ const RuleInfo& efa_driver_rule() {
   static const RuleInfo r{
       "efa-driver",
       Severity::Error,
-      "`modinfo efa` has no version, or below the minimum (or differs from the baseline node)",
+      "`modinfo efa` has no version, below `efa-driver>=`, ≠ `efa-driver=`, or (with `--baseline`) the EFA "
+      "driver/installer/libfabric/aws-ofi-nccl/Open MPI drifted",
       "use a DLAMI build whose EFA kernel module matches the running kernel; do not upgrade "
       "the kernel (modules are built for it)",
       "seed 000 Host validation / Expected results (EFA driver)",
-      "host"};
+      "host",
+      "docs/host.md#rules"};
   return r;
 }
 
@@ -25,12 +27,14 @@ void check_efa_driver(const HostContext& c) {
   const auto& v = c.profile.efa_driver_version;
   if (!v) {
     if (!c.cannot_tell(rule, "modinfo-efa.txt"))
-      c.report(rule, "modinfo efa shows no version (" + c.probe_state("modinfo-efa.txt") + ")");
+      c.add(Finding(rule, "modinfo efa shows no version (" + c.probe_state("modinfo-efa.txt") + ")")
+                .in(c.file));
   } else {
     if (c.expect.efa_driver_min && compare_versions(*v, *c.expect.efa_driver_min) < 0)
-      c.report(rule, "EFA driver " + *v + " is below the minimum " + *c.expect.efa_driver_min);
+      c.add(
+          Finding(rule, "EFA driver " + *v + " is below the minimum " + *c.expect.efa_driver_min).in(c.file));
     if (c.expect.efa_driver && !same_release(*v, *c.expect.efa_driver) && *v != *c.expect.efa_driver)
-      c.report(rule, "EFA driver " + *v + " ≠ expected " + *c.expect.efa_driver);
+      c.add(Finding(rule, "EFA driver " + *v + " ≠ expected " + *c.expect.efa_driver).in(c.file));
   }
   if (c.baseline) {
     const auto& b = *c.baseline;

@@ -11,7 +11,8 @@ const RuleInfo& fabric_manager_rule() {
                           "sudo systemctl enable --now nvidia-fabricmanager; without it the NVLink path of "
                           "multi-GPU collectives is not established",
                           "seed 000 Host validation / What each command checks (nvidia-fabricmanager)",
-                          "host"};
+                          "host",
+                          "docs/host.md#rules"};
   return r;
 }
 
@@ -19,12 +20,14 @@ void check_fabric_manager(const HostContext& c) {
   const auto& state = c.profile.fabric_manager;
   if (!state) {
     if (c.cannot_tell(fabric_manager_rule(), "fabricmanager.txt")) return;
-    c.report(fabric_manager_rule(), "cannot tell whether nvidia-fabricmanager is active (" +
-                                        c.probe_state("fabricmanager.txt") + ")");
+    c.add(Finding(fabric_manager_rule(), "cannot tell whether nvidia-fabricmanager is active (" +
+                                             c.probe_state("fabricmanager.txt") + ")")
+              .in(c.file));
     return;
   }
   if (*state != "active")
-    c.report(fabric_manager_rule(), "nvidia-fabricmanager is " + *state + ", expected active");
+    c.add(
+        Finding(fabric_manager_rule(), "nvidia-fabricmanager is " + *state + ", expected active").in(c.file));
 }
 
 }  // namespace trainimg::host

@@ -13,7 +13,8 @@ const RuleInfo& gdrcopy_rule() {
       "sudo modprobe gdrdrv (the DLAMI ships it for its kernel); a kernel change leaves it "
       "without a matching module",
       "seed 000 Host validation / Expected results (GDRCopy)",
-      "host"};
+      "host",
+      "docs/host.md#rules"};
   return r;
 }
 
@@ -21,16 +22,20 @@ void check_gdrcopy(const HostContext& c) {
   const auto& p = c.profile;
   if (!p.gdrdrv_loaded) {
     if (!c.cannot_tell(gdrcopy_rule(), "lsmod.txt"))
-      c.report(gdrcopy_rule(), "cannot tell whether gdrdrv is loaded (" + c.probe_state("lsmod.txt") + ")");
+      c.add(
+          Finding(gdrcopy_rule(), "cannot tell whether gdrdrv is loaded (" + c.probe_state("lsmod.txt") + ")")
+              .in(c.file));
   } else if (!*p.gdrdrv_loaded) {
-    c.report(gdrcopy_rule(), "gdrdrv is not loaded (not in lsmod)");
+    c.add(Finding(gdrcopy_rule(), "gdrdrv is not loaded (not in lsmod)").in(c.file));
   }
   if (!p.dev_gdrdrv) {
     if (!c.cannot_tell(gdrcopy_rule(), "dev-gdrdrv.txt"))
-      c.report(gdrcopy_rule(),
-               "cannot tell whether /dev/gdrdrv exists (" + c.probe_state("dev-gdrdrv.txt") + ")");
+      c.add(Finding(gdrcopy_rule(),
+                    "cannot tell whether /dev/gdrdrv exists (" + c.probe_state("dev-gdrdrv.txt") + ")")
+                .in(c.file));
   } else if (!*p.dev_gdrdrv) {
-    c.report(gdrcopy_rule(), "/dev/gdrdrv is missing (" + c.probe_state("dev-gdrdrv.txt") + ")");
+    c.add(Finding(gdrcopy_rule(), "/dev/gdrdrv is missing (" + c.probe_state("dev-gdrdrv.txt") + ")")
+              .in(c.file));
   }
 }
 

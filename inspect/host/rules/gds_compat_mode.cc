@@ -9,12 +9,16 @@
 namespace trainimg::host {
 
 const RuleInfo& gds_compat_mode_rule() {
-  static const RuleInfo r{"gds-compat-mode", Severity::Error,
-                          "after a GDS run `Mmap`/`Bar1-map` did not increase, or `Sparse Reads` did not increase "
-                          "after a read, or they changed after a CPU-only run, or any `err=` ≠ 0",
-                          "gdsio ran through the CPU (compat mode): set \"allow_compat_mode\": false in a copy of "
-                          "cufile.json (CUFILE_ENV_PATH_JSON), rerun, and read the error and cufile.log",
-                          "seed 004 §4 Verify actual GDS I/O (gdsio)", "host"};
+  static const RuleInfo r{
+      "gds-compat-mode",
+      Severity::Error,
+      "after a GDS run `Mmap`/`Bar1-map` `n` did not increase, after a GDS read `Sparse Reads` did not, "
+      "after a CPU-only run any of them changed, or any `err=`/`Error` count ≠ 0",
+      "gdsio ran through the CPU (compat mode): set \"allow_compat_mode\": false in a copy of "
+      "cufile.json (CUFILE_ENV_PATH_JSON), rerun, and read the error and cufile.log",
+      "seed 004 §4 Verify actual GDS I/O (gdsio)",
+      "host",
+      "docs/host.md#rules"};
   return r;
 }
 
@@ -30,7 +34,7 @@ void check_gds_counters(const NvfsStats& before, const NvfsStats& after, const s
                         const std::string& after_file, GdsMode mode, long long io_size, CheckOutput& out) {
   const auto& rule = gds_compat_mode_rule();
   auto add = [&](int line, std::string msg) {
-    Diagnostic d = make_finding(rule, after_file, std::move(msg));
+    Diagnostic d = Finding(rule, std::move(msg)).in(after_file);
     d.line = line;
     out.findings.push_back(std::move(d));
   };
@@ -39,7 +43,8 @@ void check_gds_counters(const NvfsStats& before, const NvfsStats& after, const s
     auto b = before.counters.find(key);
     auto a = after.counters.find(key);
     if (b == before.counters.end() || !b->second.fields.count("n")) {
-      Diagnostic d = make_finding(rule, before_file, std::string("no `") + key + " : n=…` line in the before counters");
+      Diagnostic d =
+          Finding(rule, std::string("no `") + key + " : n=…` line in the before counters").in(before_file);
       out.findings.push_back(std::move(d));
       continue;
     }
@@ -60,8 +65,10 @@ void check_gds_counters(const NvfsStats& before, const NvfsStats& after, const s
       add(a->second.line, shown + " after a GDS " + (mode == GdsMode::GdsRead ? "read" : "write") +
                               ": the I/O did not take the GDS path (cuFile compat mode, through the CPU)");
     if (!gds && delta != 0)
-      add(a->second.line, shown + " after a CPU-only run: these counters must stay the same (another GDS job ran, "
-                                  "or the files are not the right before/after pair)");
+      add(a->second.line,
+          shown +
+              " after a CPU-only run: these counters must stay the same (another GDS job ran, "
+              "or the files are not the right before/after pair)");
   }
   for (const auto& [key, c] : after.counters) {
     for (const auto& [field, v] : c.fields) {

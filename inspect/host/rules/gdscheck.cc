@@ -9,12 +9,17 @@
 namespace trainimg::host {
 
 const RuleInfo& gdscheck_rule() {
-  static const RuleInfo r{"gdscheck", Severity::Error,
-                          "any of the five `gdscheck -p` lines fails: nvidia_fs version, `DDN EXAScaler` includes "
-                          "nvfs, every GPU `supports GDS`, `IOMMU: disabled`, last line `Platform verification succeeded`",
-                          "EXAScaler without nvfs: load nvidia-fs, mount Lustre, run setup.sh --optimized-for-gds; a "
-                          "GPU without GDS or a failed verification: share the full output with AWS",
-                          "seed 004 §3 GDS platform inspection (gdscheck -p)", "host"};
+  static const RuleInfo r{
+      "gdscheck",
+      Severity::Error,
+      "a `gdscheck -p` line fails: ① nvidia_fs version < minimum (compared on two parts, as gdscheck prints "
+      "them), ② `DDN EXAScaler` lacks `nvfs`, ③ a GPU without `supports GDS`, ④ `IOMMU:` not `disabled`, ⑤ "
+      "last line not `Platform verification succeeded`",
+      "EXAScaler without nvfs: load nvidia-fs, mount Lustre, run setup.sh --optimized-for-gds; a "
+      "GPU without GDS or a failed verification: share the full output with AWS",
+      "seed 004 §3 GDS platform inspection (gdscheck -p)",
+      "host",
+      "docs/host.md#rules"};
   return r;
 }
 
@@ -23,7 +28,7 @@ void check_gdscheck(const GdscheckReport& g, std::string_view text, const std::s
   const auto& rule = gdscheck_rule();
   auto lines = split_lines(text);
   auto at = [&](int line, std::string msg) {
-    Diagnostic d = make_finding(rule, file, std::move(msg));
+    Diagnostic d = Finding(rule, std::move(msg)).in(file);
     d.line = line;
     if (line > 0 && line <= static_cast<int>(lines.size())) {
       d.column = 1;
@@ -32,7 +37,8 @@ void check_gdscheck(const GdscheckReport& g, std::string_view text, const std::s
     out.findings.push_back(std::move(d));
   };
   // ① gdscheck prints two parts ("2.30"): compare with the minimum cut to two.
-  if (!g.nvidia_fs_version) at(0, "① no `nvidia_fs version:` line (nvidia-fs not loaded, or the output is cut)");
+  if (!g.nvidia_fs_version)
+    at(0, "① no `nvidia_fs version:` line (nvidia-fs not loaded, or the output is cut)");
   else {
     std::string min2 = min_nvidia_fs;
     size_t dots = std::count(g.nvidia_fs_version->begin(), g.nvidia_fs_version->end(), '.');
@@ -41,17 +47,21 @@ void check_gdscheck(const GdscheckReport& g, std::string_view text, const std::s
       if (second != std::string::npos) min2 = min2.substr(0, second);
     }
     if (compare_versions(*g.nvidia_fs_version, min2) < 0)
-      at(g.version_line, "① nvidia_fs version " + *g.nvidia_fs_version + " is below the minimum " + min_nvidia_fs);
+      at(g.version_line,
+         "① nvidia_fs version " + *g.nvidia_fs_version + " is below the minimum " + min_nvidia_fs);
   }
   // ②
-  if (!g.exascaler) at(0, "② no `DDN EXAScaler` line (the output is cut?)");
+  if (!g.exascaler)
+    at(0, "② no `DDN EXAScaler` line (the output is cut?)");
   else {
     bool nvfs = false;
     size_t pos = 0;
     std::string_view v = *g.exascaler;
     while (pos <= v.size()) {
       size_t comma = v.find(',', pos);
-      if (trim(v.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos)) == "nvfs") nvfs = true;
+      if (trim(v.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos)) ==
+          "nvfs")
+        nvfs = true;
       if (comma == std::string_view::npos) break;
       pos = comma + 1;
     }
@@ -62,10 +72,13 @@ void check_gdscheck(const GdscheckReport& g, std::string_view text, const std::s
   // ③
   if (g.gpus.empty()) at(0, "③ no `GPU index N … supports GDS` line");
   for (const auto& gpu : g.gpus)
-    if (!gpu.supports_gds) at(gpu.line, "③ GPU index " + std::to_string(gpu.index) + " does not report `supports GDS`");
+    if (!gpu.supports_gds)
+      at(gpu.line, "③ GPU index " + std::to_string(gpu.index) + " does not report `supports GDS`");
   // ④
-  if (!g.iommu) at(0, "④ no `IOMMU:` line (the output is cut?)");
-  else if (*g.iommu != "disabled") at(g.iommu_line, "④ IOMMU: " + *g.iommu + ", expected disabled");
+  if (!g.iommu)
+    at(0, "④ no `IOMMU:` line (the output is cut?)");
+  else if (*g.iommu != "disabled")
+    at(g.iommu_line, "④ IOMMU: " + *g.iommu + ", expected disabled");
   // ⑤
   if (g.last_line != "Platform verification succeeded")
     at(g.last_line_no, "⑤ the last line is `" + g.last_line + "`, not `Platform verification succeeded`");
@@ -73,7 +86,8 @@ void check_gdscheck(const GdscheckReport& g, std::string_view text, const std::s
   out.text_facts.emplace_back("gdscheck DDN EXAScaler", g.exascaler.value_or("?"));
   int ok = 0;
   for (const auto& gpu : g.gpus) ok += gpu.supports_gds;
-  out.text_facts.emplace_back("gdscheck GPUs supporting GDS", std::to_string(ok) + "/" + std::to_string(g.gpus.size()));
+  out.text_facts.emplace_back("gdscheck GPUs supporting GDS",
+                              std::to_string(ok) + "/" + std::to_string(g.gpus.size()));
   out.text_facts.emplace_back("gdscheck IOMMU", g.iommu.value_or("?"));
   out.text_facts.emplace_back("gdscheck last line", g.last_line);
 }

@@ -9,11 +9,13 @@ const RuleInfo& gpu_count_rule() {
   static const RuleInfo r{
       "gpu-count",
       Severity::Error,
-      "nvidia-smi GPUs ≠ expected for the instance type (count, model, one driver)",
+      "nvidia-smi lists no GPU, fewer/more than `gpus=N`, a model other than `gpu-model=`, GPUs with "
+      "different drivers, or differs from `--baseline` (count, model, driver, CUDA driver)",
       "check `nvidia-smi --query-gpu=index,name,driver_version --format=csv`; a missing GPU "
       "needs the instance replaced or AWS support, a driver mismatch a fresh DLAMI build",
       "seed 000 Host validation / Expected results (GPU)",
-      "host"};
+      "host",
+      "docs/host.md#rules"};
   return r;
 }
 
@@ -22,29 +24,34 @@ void check_gpu_count(const HostContext& c) {
   const auto& p = c.profile;
   if (c.cannot_tell(rule, "nvidia-smi.csv")) return;
   if (!c.probe_ok("nvidia-smi.csv")) {
-    c.report(rule, "nvidia-smi did not list the GPUs (" + c.probe_state("nvidia-smi.csv") + ")");
+    c.add(Finding(rule, "nvidia-smi did not list the GPUs (" + c.probe_state("nvidia-smi.csv") + ")")
+              .in(c.file));
     return;
   }
   int n = p.gpu_count.value_or(0);
   if (n == 0) {
-    c.report(rule, "nvidia-smi lists no GPU");
+    c.add(Finding(rule, "nvidia-smi lists no GPU").in(c.file));
     return;
   }
   if (c.expect.gpus && n != *c.expect.gpus)
-    c.report(rule,
-             "nvidia-smi lists " + std::to_string(n) + " GPUs, expected " + std::to_string(*c.expect.gpus));
+    c.add(Finding(rule, "nvidia-smi lists " + std::to_string(n) + " GPUs, expected " +
+                            std::to_string(*c.expect.gpus))
+              .in(c.file));
   if (c.expect.gpu_model) {
     for (const auto& g : p.gpus)
       if (g.name.find(*c.expect.gpu_model) == std::string::npos) {
-        c.report(rule,
-                 "GPU " + std::to_string(g.index) + " is " + g.name + ", expected " + *c.expect.gpu_model);
+        c.add(Finding(rule, "GPU " + std::to_string(g.index) + " is " + g.name + ", expected " +
+                                *c.expect.gpu_model)
+                  .in(c.file));
         break;
       }
   }
   for (const auto& g : p.gpus)
     if (g.driver_version != p.gpus.front().driver_version) {
-      c.report(rule, "GPU " + std::to_string(g.index) + " reports driver " + g.driver_version + ", GPU " +
-                         std::to_string(p.gpus.front().index) + " driver " + p.gpus.front().driver_version);
+      c.add(Finding(rule, "GPU " + std::to_string(g.index) + " reports driver " + g.driver_version +
+                              ", GPU " + std::to_string(p.gpus.front().index) + " driver " +
+                              p.gpus.front().driver_version)
+                .in(c.file));
       break;
     }
   if (!c.expect.gpus && !c.baseline)

@@ -7,23 +7,6 @@
 
 namespace trainimg::host {
 
-Diagnostic make_finding(const RuleInfo& rule, const std::string& file, std::string message) {
-  Diagnostic d;
-  d.severity = rule.severity;
-  d.rule_id = rule.id;
-  d.message = std::move(message);
-  d.hint = rule.fix;
-  d.seed = rule.seed;
-  d.file = file;
-  return d;
-}
-
-void HostContext::report(const RuleInfo& rule, std::string message, std::optional<Severity> sev) const {
-  Diagnostic d = make_finding(rule, file, std::move(message));
-  if (sev) d.severity = *sev;
-  findings->push_back(std::move(d));
-}
-
 std::string HostContext::probe_state(const std::string& id) const {
   auto it = profile.probes.find(id);
   if (it == profile.probes.end()) return "not captured";
@@ -45,11 +28,11 @@ bool HostContext::cannot_tell(const RuleInfo& rule, const std::string& id) const
   auto it = profile.probes.find(id);
   bool absent = it == profile.probes.end() || it->second.status == ProbeStatus::Absent;
   if (!absent || expect.strict || expect.named.contains(rule.id)) return false;
-  report(rule,
-         "cannot tell: " + probe_state(id) +
-             " (an input that was not captured is not judged; --strict or --expect " +
-             "naming this check makes it a failure)",
-         Severity::Info);
+  add(Finding(rule, "cannot tell: " + probe_state(id) +
+                        " (an input that was not captured is not judged; --strict or --expect " +
+                        "naming this check makes it a failure)")
+          .in(file)
+          .severity(Severity::Info));
   return true;
 }
 
@@ -76,8 +59,9 @@ void HostContext::drift(const RuleInfo& rule, const std::string& what, const std
     return;
   }
   if (*mine != *base)
-    report(rule, what + " " + *mine + " differs from the baseline node " + ref + " (" + *base +
-                     "): every node must share one environment");
+    add(Finding(rule, what + " " + *mine + " differs from the baseline node " + ref + " (" + *base +
+                          "): every node must share one environment")
+            .in(file));
 }
 
 Expectations parse_expectations(std::string_view spec) {

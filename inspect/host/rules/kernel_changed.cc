@@ -9,11 +9,12 @@ const RuleInfo& kernel_changed_rule() {
   static const RuleInfo r{
       "kernel-changed",
       Severity::Error,
-      "`uname -r` ≠ the recorded AMI kernel, or kernel packages not held",
+      "`uname -r` ≠ `kernel=` or the baseline's kernel, or no kernel package is held",
       "boot the AMI's kernel and `sudo apt-mark hold` the linux-image/linux-aws packages; for a "
       "security fix move to a new DLAMI build instead of upgrading the kernel",
       "seed 000 Do not upgrade the kernel",
-      "host"};
+      "host",
+      "docs/host.md#rules"};
   return r;
 }
 
@@ -22,10 +23,12 @@ void check_kernel_changed(const HostContext& c) {
   const auto& p = c.profile;
   if (!p.kernel) {
     if (!c.cannot_tell(rule, "uname-r.txt"))
-      c.report(rule, "cannot read the running kernel (" + c.probe_state("uname-r.txt") + ")");
+      c.add(
+          Finding(rule, "cannot read the running kernel (" + c.probe_state("uname-r.txt") + ")").in(c.file));
   } else {
     if (c.expect.kernel && *p.kernel != *c.expect.kernel)
-      c.report(rule, "running kernel " + *p.kernel + " ≠ the AMI kernel " + *c.expect.kernel);
+      c.add(
+          Finding(rule, "running kernel " + *p.kernel + " ≠ the AMI kernel " + *c.expect.kernel).in(c.file));
     if (c.baseline) c.drift(rule, "running kernel", p.kernel, c.baseline->kernel);
     if (!c.expect.kernel && !c.baseline)
       c.note("kernel-changed: running " + *p.kernel + "; pass --expect kernel=K or --baseline to compare");
@@ -34,7 +37,8 @@ void check_kernel_changed(const HostContext& c) {
     c.note("kernel-changed: cannot tell whether kernel packages are held (" +
            c.probe_state("apt-mark-showhold.txt") + ")");
   else if (!*p.kernel_held)
-    c.report(rule, "kernel packages are not held (apt-mark showhold lists no linux-image*/linux-aws*)");
+    c.add(Finding(rule, "kernel packages are not held (apt-mark showhold lists no linux-image*/linux-aws*)")
+              .in(c.file));
 }
 
 }  // namespace trainimg::host

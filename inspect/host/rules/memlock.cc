@@ -12,7 +12,8 @@ const RuleInfo& memlock_rule() {
                           "set `* - memlock unlimited` in /etc/security/limits.d and, under Slurm, "
                           "PropagateResourceLimitsExcept=MEMLOCK or LimitMEMLOCK=infinity for slurmd",
                           "seed 000 Host validation / Expected results (memlock)",
-                          "host"};
+                          "host",
+                          "docs/host.md#rules"};
   return r;
 }
 
@@ -20,9 +21,10 @@ void check_memlock(const HostContext& c) {
   const auto& m = c.profile.memlock;
   if (!m) {
     if (!c.cannot_tell(memlock_rule(), "ulimit-l.txt"))
-      c.report(memlock_rule(), "cannot read the memlock limit (" + c.probe_state("ulimit-l.txt") + ")");
+      c.add(Finding(memlock_rule(), "cannot read the memlock limit (" + c.probe_state("ulimit-l.txt") + ")")
+                .in(c.file));
   } else if (*m != "unlimited")
-    c.report(memlock_rule(), "memlock limit is " + *m + " KiB, expected unlimited");
+    c.add(Finding(memlock_rule(), "memlock limit is " + *m + " KiB, expected unlimited").in(c.file));
 }
 
 }  // namespace trainimg::host

@@ -10,12 +10,16 @@
 namespace trainimg::host {
 
 const RuleInfo& nccl_log_rule() {
-  static const RuleInfo r{"nccl-log", Severity::Error,
-                          "an NCCL_DEBUG=INFO log lacks `Using network Libfabric`/`provider is efa`, shows `Using "
-                          "network Socket`, or `found N nics` ≠ expected",
-                          "keep NCCL_NET_PLUGIN=ofi and the installer's LD_LIBRARY_PATH in the image, drop "
-                          "NCCL_NET=IB and other InfiniBand-only NCCL_* settings, check /dev/infiniband in the container",
-                          "seed 002 (NCCL log check), seed 000 (When ConnectX-7 devices also appear)", "host"};
+  static const RuleInfo r{
+      "nccl-log",
+      Severity::Error,
+      "an NCCL_DEBUG=INFO log has no NCCL INFO lines, a process `Using network Socket`/`IB`/other, no `Using "
+      "network Libfabric`, no `provider is efa`, or `found N nics` ≠ `--expect-nics`",
+      "keep NCCL_NET_PLUGIN=ofi and the installer's LD_LIBRARY_PATH in the image, drop "
+      "NCCL_NET=IB and other InfiniBand-only NCCL_* settings, check /dev/infiniband in the container",
+      "seed 002 (NCCL log check), seed 000 (When ConnectX-7 devices also appear)",
+      "host",
+      "docs/host.md#rules"};
   return r;
 }
 
@@ -25,7 +29,7 @@ CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std:
   const auto& rule = nccl_log_rule();
   auto lines = split_lines(text);
   auto at = [&](int line, std::string msg) {
-    Diagnostic d = make_finding(rule, file, std::move(msg));
+    Diagnostic d = Finding(rule, std::move(msg)).in(file);
     d.line = line;
     if (line > 0 && line <= static_cast<int>(lines.size())) {
       // Point the caret at the phrase the seeds tell people to look for.
@@ -42,7 +46,8 @@ CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std:
     out.findings.push_back(std::move(d));
   };
   if (log.nccl_lines == 0) {
-    at(0, "no NCCL_DEBUG=INFO lines (\"host:pid:tid [dev] NCCL INFO …\") in the log: run with NCCL_DEBUG=INFO");
+    at(0,
+       "no NCCL_DEBUG=INFO lines (\"host:pid:tid [dev] NCCL INFO …\") in the log: run with NCCL_DEBUG=INFO");
     return out;
   }
   std::set<std::string> hosts;
@@ -51,18 +56,24 @@ CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std:
   for (const auto& p : log.processes) {
     hosts.insert(p.host);
     std::string who = p.host + ":" + p.pid;
-    if (!p.network) ++undecided;
-    else if (*p.network == "Libfabric") ++libfabric;
+    if (!p.network)
+      ++undecided;
+    else if (*p.network == "Libfabric")
+      ++libfabric;
     else if (*p.network == "Socket")
       at(p.network_line, who + " uses `Using network Socket`: NCCL fell back to TCP, not EFA");
     else
-      at(p.network_line, who + " uses `Using network " + *p.network + "`, not Libfabric" +
-                             (*p.network == "IB" ? " (NCCL_NET=IB forces the link-DOWN ConnectX-7 devices)" : ""));
+      at(p.network_line,
+         who + " uses `Using network " + *p.network + "`, not Libfabric" +
+             (*p.network == "IB" ? " (NCCL_NET=IB forces the link-DOWN ConnectX-7 devices)" : ""));
     if (p.provider) {
-      if (*p.provider != "efa") at(p.provider_line, who + " selected provider " + *p.provider + ", not efa");
-      else ++efa;
+      if (*p.provider != "efa")
+        at(p.provider_line, who + " selected provider " + *p.provider + ", not efa");
+      else
+        ++efa;
       if (expect_nics && p.nics && *p.nics != *expect_nics)
-        at(p.provider_line, who + " found " + std::to_string(*p.nics) + " nics, expected " + std::to_string(*expect_nics));
+        at(p.provider_line,
+           who + " found " + std::to_string(*p.nics) + " nics, expected " + std::to_string(*expect_nics));
     }
     nlohmann::ordered_json j;
     j["host"] = p.host;
@@ -75,20 +86,22 @@ CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std:
     procs.push_back(std::move(j));
   }
   if (libfabric == 0) at(0, "no process logged `Using network Libfabric`: the EFA path was not used");
-  if (efa == 0) at(0, "no process logged `NET/OFI Selected provider is efa`: the OFI plugin did not select EFA");
+  if (efa == 0)
+    at(0, "no process logged `NET/OFI Selected provider is efa`: the OFI plugin did not select EFA");
   size_t total = log.processes.size();
   out.text_facts = {{"processes", std::to_string(total) + " on " + std::to_string(hosts.size()) + " host(s)"},
                     {"Using network Libfabric", std::to_string(libfabric) + "/" + std::to_string(total)},
                     {"provider is efa", std::to_string(efa) + "/" + std::to_string(total)}};
   for (const auto& p : log.processes)
     if (p.nics) {
-      out.text_facts.emplace_back("found N nics", std::to_string(*p.nics) + " (" + p.host + ":" + p.pid + ", line " +
-                                                      std::to_string(p.provider_line) + ")");
+      out.text_facts.emplace_back("found N nics", std::to_string(*p.nics) + " (" + p.host + ":" + p.pid +
+                                                      ", line " + std::to_string(p.provider_line) + ")");
       break;
     }
   if (undecided > 0)
-    out.notes.push_back(std::to_string(undecided) + " process(es) logged no `Using network` line (not a rank that "
-                                                    "opened a network, or the log is cut)");
+    out.notes.push_back(std::to_string(undecided) +
+                        " process(es) logged no `Using network` line (not a rank that "
+                        "opened a network, or the log is cut)");
   out.facts = {{"processes", procs}};
   return out;
 }

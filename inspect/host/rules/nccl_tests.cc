@@ -16,12 +16,13 @@ const RuleInfo& nccl_tests_rule() {
   static const RuleInfo r{
       "nccl-tests",
       Severity::Error,
-      "`Out of bounds values` ≠ 0 or a #wrong value, or (with --baseline-busbw) busbw at the "
-      "largest size below --min-ratio (default 0.9) × the baseline",
+      "`Out of bounds values` ≠ 0 or missing, a `#wrong` ≠ 0, a cut-off last row; with `--baseline-busbw G`, "
+      "busbw at the largest size < R × G (`--min-ratio R`, default 0.9)",
       "a correctness failure is a GPU/driver/NVLink problem: run the single-node test first, "
       "check nvidia-smi and Fabric Manager; low busbw: check EFA (NCCL log) and topology",
       "seed 000 Single-node NCCL check (NVLink only)",
-      "host"};
+      "host",
+      "docs/host.md#rules"};
   return r;
 }
 
@@ -39,7 +40,7 @@ CheckOutput check_nccl_tests(const NcclTests& t, std::string_view text, const st
   const auto& rule = nccl_tests_rule();
   auto lines = split_lines(text);
   auto at = [&](int line, std::string msg, Severity sev = Severity::Error) {
-    Diagnostic d = make_finding(rule, file, std::move(msg));
+    Diagnostic d = Finding(rule, std::move(msg)).in(file);
     d.severity = sev;
     d.line = line;
     if (line > 0 && line <= static_cast<int>(lines.size())) {

@@ -9,11 +9,12 @@ const RuleInfo& nvme_mount_rule() {
   static const RuleInfo r{
       "nvme-mount",
       Severity::Warning,
-      "`/opt/dlami/nvme` not mounted",
+      "`/opt/dlami/nvme` is not a mount point",
       "check the DLAMI's LVM auto-mount of the local NVMe drives (journalctl -b | grep nvme); "
       "Enroot's cache and data should live there",
       "seed 000 Host validation / Expected results (Local NVMe)",
-      "host"};
+      "host",
+      "docs/host.md#rules"};
   return r;
 }
 
@@ -21,15 +22,16 @@ void check_nvme_mount(const HostContext& c) {
   const auto& m = c.profile.nvme_mounted;
   if (!m) {
     if (!c.cannot_tell(nvme_mount_rule(), "df-nvme.txt"))
-      c.report(nvme_mount_rule(),
-               "cannot tell whether /opt/dlami/nvme is mounted (" + c.probe_state("df-nvme.txt") + ")");
+      c.add(Finding(nvme_mount_rule(),
+                    "cannot tell whether /opt/dlami/nvme is mounted (" + c.probe_state("df-nvme.txt") + ")")
+                .in(c.file));
   } else if (!*m) {
     const auto& rec = c.profile.probes.find("df-nvme.txt");
     std::string why = c.probe_state("df-nvme.txt");
     if (rec != c.profile.probes.end() && rec->second.parsed.is_object() &&
         rec->second.parsed.contains("mounted_on"))
       why = "df shows it on " + rec->second.parsed["mounted_on"].get<std::string>();
-    c.report(nvme_mount_rule(), "/opt/dlami/nvme is not a mount point (" + why + ")");
+    c.add(Finding(nvme_mount_rule(), "/opt/dlami/nvme is not a mount point (" + why + ")").in(c.file));
   }
 }
 

@@ -1,16 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "recipes/recipe/checks/checks.h"
-
 #include "recipes/recipe/load.h"
 
 namespace trainimg::recipes {
-
-Diagnostic finding_at(const Text& t, Severity sev, const char* rule, std::string message, std::string hint,
-                      const char* seed) {
-  Diagnostic d = diagnostic_at(t.where, sev, rule, std::move(message), std::move(hint), t.length);
-  d.seed = seed;
-  return d;
-}
 
 Findings check_recipe(const Recipe& r) {
   Findings out;

@@ -14,11 +14,11 @@ namespace trainimg::recipes {
 
 using Findings = std::vector<Diagnostic>;
 
-void check_nccl_net_plugin(const Recipe& r, Findings& out);    // nccl_net_plugin.cc
-void check_nccl_ib_settings(const Recipe& r, Findings& out);   // nccl_ib_settings.cc
-void check_ld_library_path(const Recipe& r, Findings& out);    // ld_library_path.cc
-void check_mpi_second_install(const Recipe& r, Findings& out); // mpi_second_install.cc
-void check_installer_flags(const Recipe& r, Findings& out);    // efa_flags.cc
+void check_nccl_net_plugin(const Recipe& r, Findings& out);     // nccl_net_plugin.cc
+void check_nccl_ib_settings(const Recipe& r, Findings& out);    // nccl_ib_settings.cc
+void check_ld_library_path(const Recipe& r, Findings& out);     // ld_library_path.cc
+void check_mpi_second_install(const Recipe& r, Findings& out);  // mpi_second_install.cc
+void check_installer_flags(const Recipe& r, Findings& out);     // efa_flags.cc
 
 /// Every check above, in that order.
 Findings check_recipe(const Recipe& r);
@@ -29,9 +29,5 @@ void for_each_env(const Recipe& r, F&& f) {
   for (const auto& s : r.steps)
     for (const auto& e : s.env) f(s, e);
 }
-
-/// A finding on `t` (its value's first character, its length).
-Diagnostic finding_at(const Text& t, Severity sev, const char* rule, std::string message, std::string hint,
-                      const char* seed);
 
 }  // namespace trainimg::recipes

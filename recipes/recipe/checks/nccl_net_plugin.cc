@@ -5,6 +5,8 @@
 // remove or change NCCL_NET_PLUGIN=ofi").
 #include "common/nccl_env.h"
 #include "recipes/recipe/checks/checks.h"
+#include "recipes/recipe/load.h"
+#include "recipes/rules/rules.h"
 
 namespace trainimg::recipes {
 
@@ -14,10 +16,10 @@ void check_nccl_net_plugin(const Recipe& r, Findings& out) {
     const Text& at = e.has_value ? e.value : e.key;
     std::string what =
         e.value.value.empty() ? "empties NCCL_NET_PLUGIN" : "sets NCCL_NET_PLUGIN=" + e.value.value;
-    out.push_back(finding_at(at, Severity::Error, "nccl-net-plugin",
-                             "step '" + s.name.value + "' " + what + "; NCCL would not load the EFA plugin",
-                             "remove this env entry (NGC already sets NCCL_NET_PLUGIN=ofi) or set it to ofi",
-                             "seed 002: The EFA stack already included in the NGC image"));
+    out.push_back(Finding(rules::nccl_net_plugin().info,
+                          "step '" + s.name.value + "' " + what + "; NCCL would not load the EFA plugin")
+                      .hint("remove this env entry (NGC already sets NCCL_NET_PLUGIN=ofi) or set it to ofi")
+                      .at_node(at.where, at.length));
   });
 }
 
