@@ -1,24 +1,50 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cmd/rule_catalogue.h"
 
+#include "inspect/host/fleet.h"
+#include "inspect/host/rules.h"
 #include "inspect/inspect.h"
 #include "recipes/lint.h"
 #include "recipes/recipe.h"
-
-#include "inspect/host/fleet.h"
-#include "inspect/host/rules.h"
 
 namespace trainimg::cmd {
 
 std::vector<RuleInfo> rule_catalogue() {
   std::vector<RuleInfo> out;
-  auto add = [&out](const std::vector<RuleInfo>& rules) { out.insert(out.end(), rules.begin(), rules.end()); };
-  (void)add;
+  auto add = [&out](const std::vector<RuleInfo>& rules) {
+    out.insert(out.end(), rules.begin(), rules.end());
+  };
   add(recipes::lint_rules());
   add(recipes::recipe_rules());
   add(inspect::image_rules());
   add(host::host_rules());
   add({host::fleet_drift_rule(), host::node_unreachable_rule()});
+  return out;
+}
+
+std::vector<std::string> rule_kinds() {
+  return {"dockerfile", "recipe", "image", "host", "fleet"};
+}
+
+namespace {
+
+// A table cell: '|' would end the cell.
+std::string cell(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string rules_markdown(const std::vector<RuleInfo>& rules) {
+  std::string out = "| id | severity | fires when | fix |\n| --- | --- | --- | --- |\n";
+  for (const auto& r : rules)
+    out += "| `" + r.id + "` | " + std::string(to_string(r.severity)) + " | " + cell(r.summary) + " | " +
+           cell(r.fix) + " |\n";
   return out;
 }
 
