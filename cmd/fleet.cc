@@ -101,13 +101,22 @@ void setup_fleet(CLI::App& sub, Runner& run) {
     FleetResult r = judge_fleet(std::move(nodes), e, base ? &*base : nullptr, a->baseline);
     // Policy per node, before the reports and the drain decision see them.
     std::string today = policy::today_utc();
+    // An expired ignore is about the config, not a node: said once, on stderr.
+    std::vector<Diagnostic> expired;
     for (auto& n : r.nodes) {
       Report nr;
       nr.rules = fleet_rules();
       nr.findings = std::move(n.findings);
       policy::apply_policy(nr, pol, today);
-      n.findings = std::move(nr.findings);
+      n.findings.clear();
+      for (auto& d : nr.findings) {
+        if (d.rule_id != policy::ignore_expired_rule().id)
+          n.findings.push_back(std::move(d));
+        else if (&n == &r.nodes.front())
+          expired.push_back(std::move(d));
+      }
     }
+    for (const auto& d : expired) std::cerr << render_diagnostic(d, want_color(STDERR_FILENO));
     std::string text = a->format == "json"    ? render_fleet_json(r)
                        : a->format == "junit" ? render_fleet_junit(r)
                        : a->format == "sarif" ? render_fleet_sarif(r)

@@ -353,6 +353,32 @@ TEST_F(PolicyHostCli, BaselineTellsAcceptedFindingsFromAReferenceProfileBySchema
   EXPECT_EQ(j["runs"][0]["results"][0]["ruleId"], "efa-driver");
 }
 
+TEST_F(PolicyHostCli, FleetCheckAppliesTheConfigToEveryNodeBeforeJudgingIt) {
+  fs::create_directories(repo() / "fleet");
+  fs::copy_file(repo() / "p6.json", repo() / "fleet/n1.json");
+  fs::copy_file(repo() / "p6.json", repo() / "fleet/n2.json");
+  fs::copy_file(repo() / "old.json", repo() / "fleet/n3.json");
+  CliResult plain = run("fleet check --profiles fleet --expect efa-driver'>='3.3.0");
+  EXPECT_EQ(plain.rc, 1) << plain.out;
+  EXPECT_NE(plain.out.find("n3: error: EFA driver 3.2.1 is below the minimum 3.3.0 [efa-driver]"),
+            std::string::npos)
+      << plain.out;
+  put(repo() / ".trainimg.yaml",
+      "ignore:\n"
+      "  - {id: efa-driver, path: n3, reason: DLAMI upgrade booked}\n"
+      "  - {id: fleet-drift, path: n3, until: 2020-01-01, reason: DLAMI upgrade booked}\n");
+  CliResult r = run("fleet check --profiles fleet --expect efa-driver'>='3.3.0");
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_EQ(r.out.find("[efa-driver]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[fleet-drift]"), std::string::npos) << r.out;
+  // The expired ignore is said once, not once per node.
+  EXPECT_NE(r.out.find(".trainimg.yaml:3:5: warning: the ignore of fleet-drift in n3 expired on 2020-01-01"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("expired on"), r.out.rfind("expired on")) << r.out;
+  EXPECT_EQ(run("fleet check --profiles fleet --no-config --expect efa-driver'>='3.3.0").rc, 1);
+}
+
 TEST_F(PolicyHostCli, DisableInTheConfigAppliesToCheckNcclLog) {
   std::string log =
       (fs::path(TRAINIMG_SOURCE_DIR) / "tests/fixtures/host/nccl/log-socket-fallback.txt").string();

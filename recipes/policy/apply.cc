@@ -81,6 +81,7 @@ void apply_policy(Report& r, const Policy& p, const std::string& today) {
     d.line = ig.at.line;
     d.column = ig.at.column;
     d.length = 1;
+    d.source_line = ig.line_text;
     d.message = "the ignore of " + ig.id + (ig.path.empty() ? "" : " in " + ig.path) + " expired on " +
                 ig.until + " (reason: " + ig.reason + "): its findings are reported again";
     d.hint = rule.fix;

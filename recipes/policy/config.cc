@@ -217,6 +217,7 @@ class Reader {
     if (!n.IsMap()) fail(n, "ignore: expected a mapping {id, path, until, reason}");
     Ignore ig;
     ig.at = place(n);
+    if (ig.at.line > 0) ig.line_text = std::string(src_.line_text(ig.at.line));
     bool has_id = false;
     for (const auto& kv : n) {
       std::string k = scalar(kv.first, "a key");
@@ -249,7 +250,6 @@ class Reader {
 
 Policy parse_policy(const SourceFile& src, const std::vector<RuleInfo>& catalogue) {
   Policy p = Reader(src, catalogue).read();
-  std::error_code ec;
   fs::path root = fs::path(src.name()).parent_path();
   p.root = root.empty() ? "." : root.string();
   return p;

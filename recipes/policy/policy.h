@@ -40,6 +40,7 @@ struct Ignore {
   std::string until;  ///< YYYY-MM-DD, the last day the ignore holds; empty: no expiry
   std::string reason;
   Place at;  ///< the entry in the config file
+  std::string line_text;  ///< the config's line at `at` (the expiry warning's caret)
 };
 
 struct Policy {
