@@ -21,23 +21,26 @@ using namespace trainimg::host;
 struct Common {
   std::string file;
   std::string format = "text";
-  std::string fail_on = "error";
+  std::string fail_on;  // empty: the config's, else error
+  std::shared_ptr<PolicyFlags> policy = std::make_shared<PolicyFlags>();
 };
 
 void add_common(CLI::App& sub, Common& c, const char* what) {
   sub.add_option("FILE", c.file, what)->required();
   sub.add_option("--format", c.format, "text, json, sarif or junit");
-  sub.add_option("--fail-on", c.fail_on, "error, warning or never (default error)");
+  sub.add_option("--fail-on", c.fail_on, "error, warning or never (default error, or the config's fail-on)");
+  add_policy_flags(sub, c.policy);
 }
 
-int emit(Report& r, CheckOutput& out, const Common& c, Format fmt) {
+int emit(Report& r, CheckOutput& out, const Common& c, Format fmt, const policy::Policy& pol) {
   r.inputs = {c.file};
   r.findings = std::move(out.findings);
   r.notes = std::move(out.notes);
   r.text_facts = std::move(out.text_facts);
   r.facts = std::move(out.facts);
+  bool wrote_baseline = apply_policy_flags(r, *c.policy, pol);
   std::cout << render(r, fmt, {want_color(STDOUT_FILENO) && fmt == Format::Text, nullptr});
-  return exit_code(r, parse_fail_on(c.fail_on));
+  return wrote_baseline ? int(kExitOk) : exit_code(r, resolve_fail_on(c.fail_on, pol));
 }
 
 void setup_nccl_log(CLI::App& sub, Runner& run) {
@@ -47,7 +50,8 @@ void setup_nccl_log(CLI::App& sub, Runner& run) {
   sub.add_option("--expect-nics", *nics, "The `found N nics` every process must report (EFAs per node)");
   run = [c, nics] {
     Format fmt = parse_format(c->format);
-    parse_fail_on(c->fail_on);
+    policy::Policy pol = load_policy(*c->policy);
+    resolve_fail_on(c->fail_on, pol);
     SourceFile src = SourceFile::read(c->file);
     NcclLog log = parse_nccl_log(src.text());
     CheckOutput out =
@@ -55,7 +59,7 @@ void setup_nccl_log(CLI::App& sub, Runner& run) {
     Report r;
     r.kind = "nccl-log";
     r.rules = {nccl_log_rule()};
-    return emit(r, out, *c, fmt);
+    return emit(r, out, *c, fmt, pol);
   };
 }
 
@@ -69,7 +73,8 @@ void setup_nccl_tests(CLI::App& sub, Runner& run) {
   sub.add_option("--min-ratio", *ratio, "Fail (error) below this fraction of the baseline (default 0.9)");
   run = [c, baseline, ratio] {
     Format fmt = parse_format(c->format);
-    parse_fail_on(c->fail_on);
+    policy::Policy pol = load_policy(*c->policy);
+    resolve_fail_on(c->fail_on, pol);
     if (*baseline < 0) throw Error("--baseline-busbw", "must be a positive GB/s figure");
     if (!(*ratio > 0 && *ratio <= 1)) throw Error("--min-ratio", "must be in (0, 1]");
     SourceFile src = SourceFile::read(c->file);
@@ -79,7 +84,7 @@ void setup_nccl_tests(CLI::App& sub, Runner& run) {
     Report r;
     r.kind = "nccl-tests";
     r.rules = {nccl_tests_rule()};
-    return emit(r, out, *c, fmt);
+    return emit(r, out, *c, fmt, pol);
   };
 }
 

@@ -71,14 +71,21 @@ void setup_fleet(CLI::App& sub, Runner& run) {
   check->add_option("-o,--output", a->output, "Write the report here (default: standard output)");
   check->add_option("--timeout", a->timeout,
                     "Per node: srun --immediate and time limit, seconds (default 60)");
+  // The config only: --baseline here names a reference node's profile, and
+  // the fleet reports have no place for suppressed findings.
+  auto pf = std::make_shared<PolicyFlags>();
+  check->add_option("--config", pf->config,
+                    "Policy file (docs/policy.md); default: the nearest .trainimg.yaml");
+  check->add_flag("--no-config", pf->no_config, "Use no policy file");
   check->add_flag("--drain", a->drain,
                   "Drain failing nodes: Reason=\"trainimg: RULE: MESSAGE\" (never an admin's)");
-  run = [a]() -> int {
+  run = [a, pf]() -> int {
     if (!(a->timeout > 0)) throw Error("--timeout", "must be a positive number of seconds");
     if (!a->partition.empty() && !a->nodes.empty())
       throw Error("--partition", "give --partition or --nodes, not both");
     if (!a->profiles.empty() && (a->drain || !a->partition.empty() || !a->nodes.empty()))
       throw Error("--profiles", "judges files offline: no --partition, --nodes or --drain with it");
+    policy::Policy pol = load_policy(*pf);
     Expectations e = parse_expectations(a->expect);
     std::optional<HostProfile> base;
     if (!a->baseline.empty()) base = read_profile(a->baseline);
@@ -92,6 +99,24 @@ void setup_fleet(CLI::App& sub, Runner& run) {
       nodes = builder::gather_profiles(builder::slurm_nodes(a->partition, a->nodes), o);
     }
     FleetResult r = judge_fleet(std::move(nodes), e, base ? &*base : nullptr, a->baseline);
+    // Policy per node, before the reports and the drain decision see them.
+    std::string today = policy::today_utc();
+    // An expired ignore is about the config, not a node: said once, on stderr.
+    std::vector<Diagnostic> expired;
+    for (auto& n : r.nodes) {
+      Report nr;
+      nr.rules = fleet_rules();
+      nr.findings = std::move(n.findings);
+      policy::apply_policy(nr, pol, today);
+      n.findings.clear();
+      for (auto& d : nr.findings) {
+        if (d.rule_id != policy::ignore_expired_rule().id)
+          n.findings.push_back(std::move(d));
+        else if (&n == &r.nodes.front())
+          expired.push_back(std::move(d));
+      }
+    }
+    for (const auto& d : expired) std::cerr << render_diagnostic(d, want_color(STDERR_FILENO));
     std::string text = a->format == "json"    ? render_fleet_json(r)
                        : a->format == "junit" ? render_fleet_junit(r)
                        : a->format == "sarif" ? render_fleet_sarif(r)

@@ -147,7 +147,7 @@ void setup_host_check(CLI::App& sub, Runner& run) {
   auto expect = std::make_shared<std::string>();
   auto baseline = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>("text");
-  auto fail_on = std::make_shared<std::string>("error");
+  auto fail_on = std::make_shared<std::string>();
   auto timeout = std::make_shared<double>(10);
   auto strict = std::make_shared<bool>(false);
   sub.add_option("HOST.json", *file, "A profile written by `trainimg host capture`");
@@ -156,7 +156,12 @@ void setup_host_check(CLI::App& sub, Runner& run) {
       "--expect", *expect,
       "gpus=N,efas=N,gpu-model=NAME,efa-driver>=V,kernel=K,nvidia-fs>=V,lustre=yes,gds=yes,lnet-efas=N,"
       "fabric-manager=yes,gdrcopy=yes,nvme-mount=yes,memlock=yes");
-  sub.add_option("--baseline", *baseline, "A reference node's profile: kernel changed, versions drifted");
+  sub.add_option(
+      "--baseline", *baseline,
+      "A reference node's profile (trainimg.host/v1: kernel changed, versions drifted), or accepted "
+      "findings (trainimg.baseline/v1: report and fail only on new ones)");
+  auto pf = std::make_shared<PolicyFlags>();
+  add_policy_flags(sub, pf, false);
   auto slurm = std::make_shared<bool>(false);
   auto drain = std::make_shared<bool>(false);
   sub.add_flag("--slurm", *slurm,
@@ -169,11 +174,20 @@ void setup_host_check(CLI::App& sub, Runner& run) {
   sub.add_flag("--strict", *strict,
                "An input that was not captured (probe absent) fails its check instead of a note");
   sub.add_option("--format", *format, "text, json, sarif or junit");
-  sub.add_option("--fail-on", *fail_on, "error, warning or never (default error)");
+  sub.add_option("--fail-on", *fail_on, "error, warning or never (default error, or the config's fail-on)");
   sub.add_option("--timeout", *timeout, "Per-probe timeout in seconds with --live (default 10)");
   run = [=] {
     Format fmt = parse_format(*format);
-    FailOn fo = parse_fail_on(*fail_on);
+    policy::Policy pol = load_policy(*pf);
+    FailOn fo = resolve_fail_on(*fail_on, pol);
+    // --baseline names a reference node's profile, or accepted findings:
+    // the file's schema says which.
+    std::string reference = *baseline;
+    PolicyFlags flags = *pf;
+    if (!baseline->empty() && policy::json_schema_of(*baseline) == policy::kBaselineSchema) {
+      flags.baseline = *baseline;
+      reference.clear();
+    }
     if (file->empty() == !*live)
       throw Error("host check", "give either a profile (HOST.json) or --live",
                   "trainimg host check HOST.json");
@@ -188,7 +202,11 @@ void setup_host_check(CLI::App& sub, Runner& run) {
       const char* n = std::getenv("SLURMD_NODENAME");
       std::string node = n && *n ? n : p.hostname;
       HostCheckResult res = check_host(p, e, nullptr, node);
-      auto errors = error_lines(res.findings);
+      Report gate;
+      gate.rules = profile_rules();
+      gate.findings = std::move(res.findings);
+      policy::apply_policy(gate, pol, policy::today_utc());
+      auto errors = error_lines(gate.findings);
       if (!why.empty()) std::cerr << "trainimg: note: " << why << "\n";
       for (const auto& l : errors) std::cerr << l << "\n";
       if (*drain) {
@@ -205,12 +223,12 @@ void setup_host_check(CLI::App& sub, Runner& run) {
     HostProfile p = *live ? capture_profile("", *timeout) : read_profile(*file);
     std::string where = *live ? (p.hostname.empty() ? "live" : p.hostname) : *file;
     std::optional<HostProfile> base;
-    if (!baseline->empty()) base = read_profile(*baseline);
-    HostCheckResult res = check_host(p, e, base ? &*base : nullptr, where, *baseline);
+    if (!reference.empty()) base = read_profile(reference);
+    HostCheckResult res = check_host(p, e, base ? &*base : nullptr, where, reference);
     Report r;
     r.kind = "host";
     r.inputs = {where};
-    if (base) r.inputs.push_back(*baseline);
+    if (base) r.inputs.push_back(reference);
     r.rules = profile_rules();
     r.findings = std::move(res.findings);
     r.notes = std::move(res.notes);
@@ -219,8 +237,9 @@ void setup_host_check(CLI::App& sub, Runner& run) {
       if (k != "held_packages" && k != "infiniband_devices" && k != "fi_info_domains")
         r.text_facts.emplace_back(k, v);
     r.facts = to_json(p)["facts"];
+    bool wrote_baseline = apply_policy_flags(r, flags, pol);
     std::cout << render(r, fmt, {want_color(STDOUT_FILENO) && fmt == Format::Text, nullptr});
-    return exit_code(r, fo);
+    return wrote_baseline ? int(kExitOk) : exit_code(r, fo);
   };
 }
 

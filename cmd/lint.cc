@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // trainimg lint FILE|DIR... [--format text|json|sarif|junit] [--fail-on error|warning|never]
 //                           [--expect efa-installer=VERSION] [--ngc-base PREFIX]...
+//                           [--config FILE|--no-config] [--baseline FILE|--write-baseline FILE]
+//                           [--show-suppressed]
 // Dockerfiles ("-" = standard input) are parsed and linted; *.yaml/*.yml
 // recipes are validated, rendered and linted with positions in the recipe.
 // Every input named on the command line is read and checked before anything
@@ -28,7 +30,7 @@ namespace {
 struct LintFlags {
   std::vector<std::string> files;
   std::string format = "text";
-  std::string fail_on = "error";
+  std::string fail_on;  // empty: the config's, else error
   std::vector<std::string> expect;
   std::vector<std::string> ngc_bases;
 };
@@ -60,10 +62,15 @@ std::vector<Input> expand_inputs(const std::vector<std::string>& args) {
   return out;
 }
 
-int run_lint(const LintFlags& fl) {
+int run_lint(const LintFlags& fl, const PolicyFlags& pf) {
   Format format = parse_format(fl.format);
-  FailOn fail_on = parse_fail_on(fl.fail_on);
+  policy::Policy pol = load_policy(pf);
+  FailOn fail_on = resolve_fail_on(fl.fail_on, pol);
   recipes::LintOptions opt;
+  // The config's values first, so that the flags win. Only efa-installer
+  // concerns a Dockerfile; the other `expect:` keys are inspect's.
+  for (const auto& [k, v] : pol.expect)
+    if (k == "efa-installer") recipes::apply_expect(opt, k + "=" + v);
   for (const auto& e : fl.expect) recipes::apply_expect(opt, e);
 
   Report report;
@@ -71,11 +78,23 @@ int run_lint(const LintFlags& fl) {
   report.rules = recipes::lint_rules();
   std::vector<std::unique_ptr<SourceFile>> sources;
   std::map<std::string, const SourceFile*> by_name;
-  for (const auto& b : fl.ngc_bases) opt.ngc_bases.push_back(b);
+  opt.ngc_bases = fl.ngc_bases.empty() ? pol.ngc_bases : fl.ngc_bases;
   bool any_recipe = false;
   std::vector<Diagnostic> refused;  // files of a walked directory that are not Dockerfiles
+  std::vector<Suppressed> excluded;  // inputs the config's exclude-paths names: not even read
   for (const auto& [path, walked] : expand_inputs(fl.files)) {
     std::vector<Diagnostic> found;
+    bool skip = false;
+    for (const auto& [pattern, at] : pol.exclude_paths)
+      if (!skip && path != "-" && policy::path_matches(pattern, path, pol.root)) {
+        Diagnostic d;
+        d.severity = Severity::Info;
+        d.file = path;
+        d.message = "not linted";
+        excluded.push_back({std::move(d), "exclude-paths", "matches " + pattern, at.location()});
+        skip = true;
+      }
+    if (skip) continue;
     try {
       if (path != "-" && !walked && is_recipe(path)) {
         any_recipe = true;
@@ -101,6 +120,8 @@ int run_lint(const LintFlags& fl) {
     const auto& extra = recipes::recipe_rules();
     report.rules.insert(report.rules.end(), extra.begin(), extra.end());
   }
+  bool wrote_baseline = apply_policy_flags(report, pf, pol, &by_name);
+  report.suppressed.insert(report.suppressed.begin(), excluded.begin(), excluded.end());
   for (const auto& d : refused)
     report.notes.push_back(d.location() +
                            ": refused (not a Dockerfile that trainimg can parse): " + d.message);
@@ -110,7 +131,8 @@ int run_lint(const LintFlags& fl) {
   std::cout << render(report, format, topt);
   std::cout.flush();
   for (const auto& d : refused) std::cerr << render_diagnostic(d, want_color(STDERR_FILENO));
-  return refused.empty() ? exit_code(report, fail_on) : static_cast<int>(kExitUsage);
+  if (!refused.empty()) return kExitUsage;
+  return wrote_baseline ? static_cast<int>(kExitOk) : exit_code(report, fail_on);
 }
 
 }  // namespace
@@ -130,8 +152,9 @@ void setup_lint(CLI::App& sub, Runner& run) {
       ->expected(1, 1);
   sub.add_option("--format", fl->format, "text, json (schema trainimg.lint/v1), sarif (2.1.0) or junit")
       ->check(CLI::IsMember({"text", "json", "sarif", "junit"}));
-  sub.add_option("--fail-on", fl->fail_on,
-                 "exit 1 when a finding is at or above: error (default), warning, never")
+  sub.add_option(
+         "--fail-on", fl->fail_on,
+         "exit 1 when a finding is at or above: error (default, or the config's fail-on), warning, never")
       ->check(CLI::IsMember({"error", "warning", "never"}));
   // One value per --expect, so `--expect efa-installer=1.50.0 Dockerfile` leaves the file positional.
   sub.add_option(
@@ -140,11 +163,14 @@ void setup_lint(CLI::App& sub, Runner& run) {
       ->allow_extra_args(false)
       ->type_size(1)
       ->expected(1, 1);
+  auto pf = std::make_shared<PolicyFlags>();
+  add_policy_flags(sub, pf);
   sub.footer(
       "Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or unreadable/malformed input\n"
       "(in a walked directory: the other files are still linted and reported).\n"
-      "Suppress one finding with '# trainimg: ignore=RULE-ID[,RULE-ID]' on the line before the instruction.");
-  run = [fl] { return run_lint(*fl); };
+      "Suppress one finding with '# trainimg: ignore=RULE-ID[,RULE-ID]' on the line before the instruction;\n"
+      "rules, severities, paths and dated ignores for a whole repository: .trainimg.yaml (docs/policy.md).");
+  run = [fl, pf] { return run_lint(*fl, *pf); };
 }
 
 }  // namespace trainimg::cmd

@@ -30,6 +30,22 @@ enum class Format { Text, Json, Sarif, Junit };
 /// "text" | "json" | "sarif" | "junit"; throws Error otherwise.
 Format parse_format(const std::string& s);
 
+/// A finding that policy (a config file or a baseline) kept out of
+/// Report::findings, and why.
+struct Suppressed {
+  Diagnostic finding;
+  std::string by;      ///< "exclude-paths", "disable", "ignore" or "baseline"
+  std::string reason;  ///< the ignore's reason, or what matched
+  std::string where;   ///< the config entry ("FILE:LINE:COL") or the baseline file
+};
+
+/// What a --baseline run compared against (SARIF baselineState).
+struct BaselineUse {
+  std::string file;
+  /// Baseline entries no finding matched any more (SARIF "absent").
+  std::vector<Diagnostic> absent;
+};
+
 struct Report {
   /// "lint", "inspect", "host", "gds", "nccl-log", "nccl-tests": the JSON
   /// schema is "trainimg.<kind>/v1".
@@ -46,6 +62,13 @@ struct Report {
   std::vector<std::pair<std::string, std::string>> text_facts;
   /// Notes shown in text output after the facts (e.g. "ignored mlx5_0").
   std::vector<std::string> notes;
+  /// Findings policy hid: counted nowhere; rendered only with
+  /// `show_suppressed` (text, JSON, SARIF `suppressions`), except that SARIF
+  /// lists those a baseline matched as baselineState "unchanged".
+  std::vector<Suppressed> suppressed;
+  bool show_suppressed = false;
+  /// Set by --baseline: `findings` are then the new ones.
+  std::optional<BaselineUse> baseline;
 };
 
 /// 0/1 by the highest finding severity and --fail-on.

@@ -49,6 +49,25 @@ nlohmann::ordered_json render_json(const Report& r) {
   if (!r.facts.is_null()) j["facts"] = r.facts;
   if (!r.notes.empty()) j["notes"] = r.notes;
   j["findings"] = std::move(findings);
+  if (r.baseline) {
+    int unchanged = 0;
+    for (const auto& s : r.suppressed) unchanged += s.by == "baseline";
+    nlohmann::ordered_json absent = nlohmann::ordered_json::array();
+    for (const auto& d : r.baseline->absent) absent.push_back(finding_json(d));
+    j["baseline"] = {{"file", r.baseline->file},
+                     {"new", r.findings.size()},
+                     {"unchanged", unchanged},
+                     {"absent", std::move(absent)}};
+  }
+  if (r.show_suppressed) {
+    nlohmann::ordered_json hidden = nlohmann::ordered_json::array();
+    for (const auto& s : r.suppressed) {
+      nlohmann::ordered_json f = finding_json(s.finding);
+      f["suppressed"] = {{"by", s.by}, {"reason", s.reason}, {"where", s.where}};
+      hidden.push_back(std::move(f));
+    }
+    j["suppressed"] = std::move(hidden);
+  }
   return j;
 }
 

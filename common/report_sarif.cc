@@ -33,10 +33,7 @@ nlohmann::ordered_json render_sarif(const Report& r) {
     jr["defaultConfiguration"] = {{"level", level_of(rule.severity)}};
     rules.push_back(std::move(jr));
   }
-  std::vector<Diagnostic> sorted = r.findings;
-  sort_diagnostics(sorted);
-  oj results = oj::array();
-  for (const auto& d : sorted) {
+  auto result_of = [&index](const Diagnostic& d) {
     oj res;
     res["ruleId"] = d.rule_id.empty() ? "trainimg" : d.rule_id;
     if (auto it = index.find(d.rule_id); it != index.end()) res["ruleIndex"] = it->second;
@@ -75,8 +72,33 @@ nlohmann::ordered_json render_sarif(const Report& r) {
       }
       res["relatedLocations"] = std::move(rel);
     }
+    return res;
+  };
+  std::vector<Diagnostic> sorted = r.findings;
+  sort_diagnostics(sorted);
+  oj results = oj::array();
+  for (const auto& d : sorted) {
+    oj res = result_of(d);
+    if (r.baseline) res["baselineState"] = "new";
     results.push_back(std::move(res));
   }
+  // With a baseline, GitHub code scanning reads the whole picture: the
+  // findings the baseline accepted (unchanged) and those gone (absent).
+  for (const auto& s : r.suppressed) {
+    if (s.by == "baseline" ? !r.baseline : !r.show_suppressed) continue;
+    oj res = result_of(s.finding);
+    if (r.baseline) res["baselineState"] = s.by == "baseline" ? "unchanged" : "new";
+    if (s.by != "baseline")
+      res["suppressions"] =
+          oj::array({{{"kind", "external"}, {"justification", s.by + " (" + s.where + "): " + s.reason}}});
+    results.push_back(std::move(res));
+  }
+  if (r.baseline)
+    for (const auto& d : r.baseline->absent) {
+      oj res = result_of(d);
+      res["baselineState"] = "absent";
+      results.push_back(std::move(res));
+    }
   oj run;
   run["tool"] = {{"driver",
                   {{"name", "trainimg"},

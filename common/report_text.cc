@@ -82,6 +82,23 @@ std::string render_text(const Report& r, const TextOptions& opt) {
     out += render_diagnostic(d, opt.color);
     counts[static_cast<int>(d.severity)]++;
   }
+  if (r.show_suppressed && !r.suppressed.empty()) {
+    out += "suppressed:\n";
+    for (const auto& s : r.suppressed) {
+      const Diagnostic& d = s.finding;
+      std::string loc = d.location().empty() ? d.path : d.location();
+      out += "  " + (loc.empty() ? "" : loc + ": ") + std::string(to_string(d.severity)) + ": " + d.message +
+             (d.rule_id.empty() ? "" : " [" + d.rule_id + "]") + "\n";
+      out += "    by " + s.by + (s.where.empty() ? "" : " (" + s.where + ")") + ": " + s.reason + "\n";
+    }
+  }
+  if (r.baseline) {
+    int unchanged = 0;
+    for (const auto& s : r.suppressed) unchanged += s.by == "baseline";
+    out += "baseline " + r.baseline->file + ": " + std::to_string(r.findings.size()) + " new, " +
+           std::to_string(unchanged) + " unchanged, " + std::to_string(r.baseline->absent.size()) +
+           " absent\n";
+  }
   auto plural = [](int n, const char* w) { return std::to_string(n) + " " + w + (n == 1 ? "" : "s"); };
   out += plural(counts[2], "error") + ", " + plural(counts[1], "warning") + ", " + plural(counts[0], "note") +
          "\n";

@@ -13,29 +13,16 @@
 #include <fstream>
 #include <string>
 
+#include "tests/cli_test_util.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CmdRun {
-  int rc;
-  std::string out;
-};
+using CmdRun = trainimg::testing::CliResult;
+using trainimg::testing::sh;
 
-CmdRun sh(const std::string& cmd) {
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using trainimg::testing::slurp;
 
 std::string replace(std::string s, const std::string& a, const std::string& b) {
   size_t at = s.find(a);

@@ -13,23 +13,15 @@
 #include <iterator>
 #include <string>
 
+#include "tests/cli_test_util.h"
+
 namespace {
 
-struct CliResult {
-  int rc;
-  std::string out;
-};
+using trainimg::testing::CliResult;
 
-// Runs the binary through sh with stderr folded into stdout.
+// Runs the binary in the source tree with stderr folded into stdout.
 CliResult run(const std::string& args) {
-  std::string cmd = std::string("cd ") + TRAINIMG_SOURCE_DIR + " && " + TRAINIMG_BIN + " " + args + " 2>&1";
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+  return trainimg::testing::trainimg_in(TRAINIMG_SOURCE_DIR, args);
 }
 
 std::string tmp(const std::string& name) {

@@ -23,31 +23,16 @@
 #include <string>
 #include <thread>
 
+#include "tests/cli_test_util.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct CmdRun {
-  int rc;
-  std::string out;
-};
+using CmdRun = trainimg::testing::CliResult;
+using trainimg::testing::sh;
 
-CmdRun sh(const std::string& cmd) {
-  FILE* p = ::popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), n);
-  int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using trainimg::testing::slurp;
 
 const char* kP6 = "gpus=8,efas=8,gpu-model=B200,efa-driver'>='3.3.0,kernel=7.0.0-1014-aws";
 
