@@ -44,7 +44,9 @@ std::string registry_message(const std::string& body) {
       j["errors"][0].is_object()) {
     const auto& e = j["errors"][0];
     // Not value(): it throws nlohmann's type_error for a non-string.
-    auto str = [&](const char* k) { return e.contains(k) && e[k].is_string() ? e[k].get<std::string>() : ""; };
+    auto str = [&](const char* k) {
+      return e.contains(k) && e[k].is_string() ? e[k].get<std::string>() : "";
+    };
     std::string code = str("code"), msg = str("message");
     return code.empty() ? msg : msg.empty() ? code : code + ": " + msg;
   }
