@@ -14,6 +14,7 @@ Report make_report(const facts::ImageFacts& f, const Expectations& e) {
   r.findings = check_image(f, e);
   r.facts = facts_json(f);
   r.text_facts = facts_rows(f);
+  if (!f.truncated.empty()) r.notes.push_back(f.truncated);
   for (const auto& n : f.elf_notes) r.notes.push_back("could not read all of " + n.path + ": " + n.error);
   return r;
 }

@@ -440,9 +440,13 @@ class TreeBuilder : public LayerVisitor {
     t_.reserve(static_cast<size_t>(std::min<uint64_t>(n, 1u << 20)));
   }
 
+  /// Thrown by entry() past MergedTree::kMaxEntries; build_tree() catches it.
+  struct Stop {};
+
   bool entry(const Entry& e) override {
     const std::string_view name = base_of(e.path);
     if (lazy_) return lazy_entry(e, name);
+    if (++seen_ > MergedTree::kMaxEntries) throw Stop{};
     if (e.path != "/" && name.starts_with(kWhiteoutPrefix)) {
       apply_whiteout(parent_of(e.path), name);
       return false;
@@ -489,6 +493,14 @@ class TreeBuilder : public LayerVisitor {
 
   MergedTree take() {
     return std::move(t_);
+  }
+
+  void stopped() {
+    t_.truncated = "the image holds more than " + std::to_string(MergedTree::kMaxEntries) +
+                   " entries: only the first " + std::to_string(MergedTree::kMaxEntries) +
+                   " were read (the walk stopped in layer " +
+                   (t_.layers_.empty() ? std::string("?") : t_.layers_.back()) +
+                   "); findings about the rest are missing or may be wrong";
   }
 
  private:
@@ -590,6 +602,7 @@ class TreeBuilder : public LayerVisitor {
   const bool lazy_;
   MergedTree t_;
   uint32_t seq_ = 0;      // this layer's index in t_.layers_
+  uint64_t seen_ = 0;     // entries walked (not lazy), against MergedTree::kMaxEntries
   std::string last_dir_;  // a directory known to be in the tree (see place())
   uint32_t last_dir_node_ = 0;
 };
@@ -647,7 +660,11 @@ std::string normalize_path(const std::string& p) {
 MergedTree build_tree(ImageSource& src, const WantFn& want, const CaptureFn& capture,
                       const std::vector<std::string>& remember) {
   TreeBuilder b(want, capture, src.lister(), remember);
-  src.walk(b);
+  try {
+    src.walk(b);
+  } catch (const TreeBuilder::Stop&) {
+    b.stopped();
+  }
   return b.take();
 }
 

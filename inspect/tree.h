@@ -83,6 +83,16 @@ class MergedTree {
   /// Whatever the capture callback returned for the final version of a file.
   std::map<std::string, nlohmann::json> captured;
 
+  /// A walk stops after this many entries (all layers together; lazy views
+  /// keep nothing per entry and are not counted): a valid image may hold
+  /// ten million empty files, and the view must stay within memory and time
+  /// (issue 15: 512 MiB, 60 s). The largest real images hold a few hundred
+  /// thousand.
+  static constexpr uint64_t kMaxEntries = 2'000'000;
+  /// Why the view is incomplete (the walk stopped at kMaxEntries), for a
+  /// note; empty when the whole image was read.
+  std::string truncated;
+
  private:
   friend class TreeBuilder;
   static constexpr uint32_t kNone = UINT32_MAX;

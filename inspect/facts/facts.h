@@ -110,6 +110,7 @@ struct ImageFacts {
   std::vector<MpiVote> mpi_votes;
   std::vector<Removed> removed;  ///< EFA libraries deleted by a later layer
   std::vector<ElfNote> elf_notes;
+  std::string truncated;  ///< MergedTree::truncated: the walk stopped early
 
   /// Final value of an environment variable (last assignment wins).
   std::optional<std::string> env_value(const std::string& name) const;

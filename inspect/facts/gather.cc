@@ -424,7 +424,9 @@ ImageFacts gather_facts(ImageSource& src) {
   ImageDescription d = src.describe();
   MergedTree tree = build_tree(src, [](const Entry& e) { return classify(e) != FileKind::None; },
                                capture_file, {"mpirun", "prterun"});
-  return facts_from_tree(d, tree);
+  ImageFacts f = facts_from_tree(d, tree);
+  f.truncated = tree.truncated;
+  return f;
 }
 
 }  // namespace trainimg::inspect::facts

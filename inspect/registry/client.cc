@@ -19,6 +19,7 @@
 #include "common/error.h"
 #include "inspect/curl_util.h"
 #include "inspect/registry/credentials.h"
+#include "inspect/registry/parse.h"
 #include "inspect/sources/digest.h"
 
 namespace trainimg::inspect::registry {
@@ -76,56 +77,6 @@ std::string ca_bundle() {
     break;
   }
   return all + extra;
-}
-
-// WWW-Authenticate: Bearer realm="…",service="…",scope="…"
-struct Challenge {
-  std::string scheme;  // lower-case: "bearer", "basic"
-  std::map<std::string, std::string> params;
-};
-
-Challenge parse_challenge(const std::string& h) {
-  Challenge c;
-  size_t i = 0;
-  while (i < h.size() && !std::isspace(static_cast<unsigned char>(h[i]))) ++i;
-  c.scheme = lower(h.substr(0, i));
-  while (i < h.size()) {
-    while (i < h.size() && (std::isspace(static_cast<unsigned char>(h[i])) || h[i] == ',')) ++i;
-    size_t eq = h.find('=', i);
-    if (eq == std::string::npos) break;
-    std::string key = lower(trim(h.substr(i, eq - i)));
-    i = eq + 1;
-    std::string value;
-    if (i < h.size() && h[i] == '"') {
-      for (++i; i < h.size() && h[i] != '"'; ++i) {
-        if (h[i] == '\\' && i + 1 < h.size()) ++i;
-        value += h[i];
-      }
-      ++i;
-    } else {
-      while (i < h.size() && h[i] != ',') value += h[i++];
-      value = trim(value);
-    }
-    c.params[key] = value;
-  }
-  return c;
-}
-
-// The registry's {"errors":[{"code","message"}]} as "CODE: message".
-std::string registry_message(const std::string& body) {
-  auto j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_object() && j.contains("errors") && j["errors"].is_array() && !j["errors"].empty() &&
-      j["errors"][0].is_object()) {
-    const auto& e = j["errors"][0];
-    std::string code = e.value("code", ""), msg = e.value("message", "");
-    return code.empty() ? msg : msg.empty() ? code : code + ": " + msg;
-  }
-  if (j.is_object() && j.contains("details") && j["details"].is_string())
-    return j["details"].get<std::string>();
-  std::string t = trim(body.substr(0, 200));
-  for (char& c : t)
-    if (std::iscntrl(static_cast<unsigned char>(c))) c = ' ';
-  return t.find('<') == std::string::npos ? t : std::string();
 }
 
 bool retryable_status(long s) {
@@ -397,13 +348,10 @@ struct Client::Impl {
       throw Error(name(),
                   "token server " + realm_host + ": HTTP " + std::to_string(call.status) +
                       (registry_message(call.body).empty() ? "" : ": " + registry_message(call.body)));
-    auto j = nlohmann::json::parse(call.body, nullptr, false);
-    std::string token;
-    if (j.is_object()) token = j.value("token", j.value("access_token", ""));
+    TokenReply reply = parse_token_reply(call.body);
+    std::string token = reply.token;
     if (token.empty()) throw Error(name(), "token server " + realm_host + ": no token in its answer");
-    int64_t expires = j.is_object() && j.contains("expires_in") && j["expires_in"].is_number_integer()
-                          ? j["expires_in"].get<int64_t>()
-                          : 60;
+    int64_t expires = reply.expires_in;
     // Renew a little early so a token does not expire in flight.
     expires = std::max<int64_t>(expires - 10, 1);
     return Token{token, std::chrono::steady_clock::now() + std::chrono::seconds(expires)};

@@ -39,6 +39,15 @@ json parse_json(std::string_view text, const std::string& file, const std::strin
   }
 }
 
+std::string json_string_at(const json& j, const json::json_pointer& ptr, const std::string& file,
+                           const std::string& what) {
+  if (!j.contains(ptr)) return {};
+  const json& v = j.at(ptr);
+  if (v.is_null()) return {};
+  if (!v.is_string()) throw Error(file, what + ": '" + ptr.to_string() + "' must be a string");
+  return v.get<std::string>();
+}
+
 ParsedConfig parse_image_config(const json& j, const std::string& file, const std::string& what) {
   if (!j.is_object()) throw Error(file, what + ": the image config is not a JSON object");
   ParsedConfig out;

@@ -15,6 +15,12 @@ namespace trainimg::inspect {
 /// Parses JSON text; throws Error(file, "<what>: invalid JSON at byte N: …").
 nlohmann::json parse_json(std::string_view text, const std::string& file, const std::string& what);
 
+/// The string at `ptr` (e.g. "/platform/os") in `j`: "" when nothing is
+/// there (or null); Error(file, "<what>: '<ptr>' must be a string") for
+/// another type. nlohmann's value() throws its own type_error instead.
+std::string json_string_at(const nlohmann::json& j, const nlohmann::json::json_pointer& ptr,
+                           const std::string& file, const std::string& what);
+
 struct ParsedConfig {
   ImageConfig config;
   std::vector<std::string> diff_ids;  ///< rootfs.diff_ids, lowest layer first

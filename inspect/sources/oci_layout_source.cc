@@ -111,7 +111,7 @@ class OciLayoutSource : public ImageSource {
       std::string tags;
       for (const auto& m : ms) {
         std::string name =
-            m.value("/annotations/org.opencontainers.image.ref.name"_json_pointer, std::string{});
+            json_string_at(m, "/annotations/org.opencontainers.image.ref.name"_json_pointer, dir_, where);
         if (name == tag_ || (name.size() > tag_.size() && name.ends_with(":" + tag_)))
           return descriptor(m, where);
         if (!name.empty()) tags += (tags.empty() ? "" : ", ") + name;
@@ -124,8 +124,8 @@ class OciLayoutSource : public ImageSource {
     const std::string platform = env && *env ? env : "linux/amd64";
     std::string seen;
     for (const auto& m : ms) {
-      std::string os = m.value("/platform/os"_json_pointer, std::string{});
-      std::string arch = m.value("/platform/architecture"_json_pointer, std::string{});
+      std::string os = json_string_at(m, "/platform/os"_json_pointer, dir_, where);
+      std::string arch = json_string_at(m, "/platform/architecture"_json_pointer, dir_, where);
       if (os + "/" + arch == platform) return descriptor(m, where);
       if (!os.empty()) seen += (seen.empty() ? "" : ", ") + os + "/" + arch;
     }

@@ -66,13 +66,14 @@ class RegistrySource : public ImageSource {
     for (int depth = 0;; ++depth) {
       json j = parse_json(body, name(), "manifest " + digest);
       if (!j.is_object()) throw Error(name(), "manifest " + digest + ": not a JSON object");
-      if (j.value("schemaVersion", 0) == 1)
+      if (j.contains("schemaVersion") && j["schemaVersion"] == 1)
         throw Error(name(), "manifest " + digest + " is Docker schema 1, which is not supported",
                     "push the image again with a current client (schema 2 or OCI)");
       if (media_type.empty() || media_type == "application/json" || media_type == "text/plain")
-        media_type =
-            j.value("mediaType", j.contains("manifests") ? "application/vnd.oci.image.index.v1+json"
-                                                         : "application/vnd.oci.image.manifest.v1+json");
+        media_type = json_string_at(j, "/mediaType"_json_pointer, name(), "manifest " + digest);
+      if (media_type.empty())
+        media_type = j.contains("manifests") ? "application/vnd.oci.image.index.v1+json"
+                                             : "application/vnd.oci.image.manifest.v1+json";
       if (media_type == "application/vnd.docker.distribution.manifest.v1+json" ||
           media_type == "application/vnd.docker.distribution.manifest.v1+prettyjws")
         throw Error(name(), "manifest " + digest + " is Docker schema 1, which is not supported",
@@ -160,9 +161,9 @@ class RegistrySource : public ImageSource {
     std::string offered;
     const json* loose = nullptr;
     for (const auto& m : index["manifests"]) {
-      std::string os = m.value("/platform/os"_json_pointer, std::string{});
-      std::string arch = m.value("/platform/architecture"_json_pointer, std::string{});
-      std::string variant = m.value("/platform/variant"_json_pointer, std::string{});
+      std::string os = json_string_at(m, "/platform/os"_json_pointer, name(), where);
+      std::string arch = json_string_at(m, "/platform/architecture"_json_pointer, name(), where);
+      std::string variant = json_string_at(m, "/platform/variant"_json_pointer, name(), where);
       if (os.empty() || os == "unknown") continue;  // attestations, not images
       std::string shown = os + "/" + arch + (variant.empty() ? "" : "/" + variant);
       offered += (offered.empty() ? "" : ", ") + shown;

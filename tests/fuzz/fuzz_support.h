@@ -18,6 +18,7 @@
 
 #include "common/error.h"
 #include "common/fd.h"
+#include "inspect/sources/digest.h"
 
 namespace trainimg::fuzz {
 
@@ -78,6 +79,28 @@ inline std::vector<std::string_view> split(std::string_view in, std::string_view
   }
   parts.push_back(in);
   return parts;
+}
+
+/// Replaces every `from` in `s` by `to`.
+inline void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  for (size_t at = 0; (at = s.find(from, at)) != std::string::npos; at += to.size())
+    s.replace(at, from.size(), to);
+}
+
+/// Blob parts that name each other by digest: in part i, "@DN@" becomes
+/// "sha256:<hex of part N>" and "@SN@" part N's size, for every N > i
+/// (filled from the last part backwards), so that mutations reach the
+/// parsers behind the digest checks. Returns each part's "sha256:<hex>".
+inline std::vector<std::string> link_parts(std::vector<std::string>& parts) {
+  std::vector<std::string> digest(parts.size());
+  for (size_t i = parts.size(); i-- > 0;) {
+    for (size_t j = i + 1; j < parts.size(); ++j) {
+      replace_all(parts[i], "@D" + std::to_string(j) + "@", digest[j]);
+      replace_all(parts[i], "@S" + std::to_string(j) + "@", std::to_string(parts[j].size()));
+    }
+    digest[i] = inspect::sha256_digest(parts[i]);
+  }
+  return digest;
 }
 
 }  // namespace trainimg::fuzz

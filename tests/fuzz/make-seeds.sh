@@ -9,7 +9,7 @@ out=${1:?usage: make-seeds.sh OUTDIR}
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for t in dockerfile recipe elf engine_stream host sqsh docker_archive oci_layout; do mkdir -p "$out/$t"; done
+for t in dockerfile recipe elf engine_stream host sqsh docker_archive oci_layout registry; do mkdir -p "$out/$t"; done
 
 # Dockerfiles and recipes of the repository.
 n=0
@@ -127,5 +127,46 @@ idx2 = '{"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+js
 index2 = index.replace("application/vnd.oci.image.manifest.v1+json", "application/vnd.oci.image.index.v1+json")
 m2 = manifest.replace("@D4@", "@D5@").replace("@S4@", "@S5@").replace("@D3@", "@D4@").replace("@S3@", "@S4@").replace("@D2@", "@D3@").replace("@S2@", "@S3@")
 open(os.path.join(out, "oci_layout", "index"), "wb").write(sep.join([index2.encode(), idx2.encode(), m2.encode(), cfg, l1, g2]))
+# Registry (fuzz_registry.cc): selector byte 0, then the pinned manifest or
+# index and its blobs; 4-7 the header, token, error body and reference parsers.
+reg = os.path.join(out, "registry")
+def m_for(n, types):  # a manifest whose config is part n, layers parts n+1, n+2
+    mt, ct, lt, gt = types
+    return json.dumps({"schemaVersion": 2, "mediaType": mt,
+        "config": {"mediaType": ct, "digest": f"@D{n}@", "size": 0},
+        "layers": [{"mediaType": lt, "digest": f"@D{n+1}@", "size": 0},
+                   {"mediaType": gt, "digest": f"@D{n+2}@", "size": 0}]}).replace(
+        f'"@D{n}@", "size": 0', f'"@D{n}@", "size": @S{n}@').replace(
+        f'"@D{n+1}@", "size": 0', f'"@D{n+1}@", "size": @S{n+1}@').replace(
+        f'"@D{n+2}@", "size": 0', f'"@D{n+2}@", "size": @S{n+2}@')
+oci_t = ("application/vnd.oci.image.manifest.v1+json", "application/vnd.oci.image.config.v1+json",
+         "application/vnd.oci.image.layer.v1.tar", "application/vnd.oci.image.layer.v1.tar+gzip")
+dck_t = ("application/vnd.docker.distribution.manifest.v2+json", "application/vnd.docker.container.image.v1+json",
+         "application/vnd.docker.image.rootfs.diff.tar", "application/vnd.docker.image.rootfs.diff.tar.gzip")
+for name, t in (("oci", oci_t), ("docker", dck_t)):
+    open(os.path.join(reg, name), "wb").write(b"\0" + sep.join([m_for(1, t).encode(), cfg, l1, g2]))
+    lst = {"schemaVersion": 2, "mediaType": "application/vnd.oci.image.index.v1+json" if name == "oci"
+           else "application/vnd.docker.distribution.manifest.list.v2+json",
+           "manifests": [{"mediaType": t[0], "digest": "@D1@", "size": 0, "platform": {"architecture": "arm64", "os": "linux", "variant": "v8"}},
+                         {"mediaType": t[0], "digest": "@D1@", "size": 0, "platform": {"architecture": "amd64", "os": "linux"}},
+                         {"mediaType": t[0], "digest": "@D1@", "size": 0, "platform": {"architecture": "unknown", "os": "unknown"}}]}
+    idx = json.dumps(lst).replace('"size": 0', '"size": @S1@')
+    open(os.path.join(reg, name + "-index"), "wb").write(b"\1" + sep.join([idx.encode(), m_for(2, t).encode(), cfg, l1, g2]))
+hexd = "0123456789abcdef" * 4
+for i, v in enumerate([
+        b'\4Bearer realm="https://auth.example.invalid/token",service="registry.example.invalid",scope="repository:a/b:pull"',
+        b'\4Basic realm="Registry Realm", charset=UTF-8',
+        b'\4Bearer realm="https://a.invalid/t?x=1" , service=reg, error="insufficient_scope", scope="a\\"b"',
+        b'\5{"token":"abc.def","access_token":"abc.def","expires_in":300,"issued_at":"2026-01-01T00:00:00Z"}',
+        b'\5{"access_token":"x"}',
+        b'\6{"errors":[{"code":"MANIFEST_UNKNOWN","message":"manifest unknown","detail":{"Tag":"x"}}]}',
+        b'\6{"details":"quota exceeded"}',
+        b'\6<html><body>502 Bad Gateway</body></html>',
+        b'\7nvcr.io#nvidia/pytorch:25.01-py3',
+        b'\7user@nvcr.io#nvidia/pytorch@sha256:' + hexd.encode(),
+        b'\7localhost:5000/a/b:tag',
+        b'\7[::1]:5000/ubuntu@sha256:' + hexd.encode(),
+        b'\7ubuntu']):
+    open(os.path.join(reg, f"parse{i}"), "wb").write(v)
 PY
 for t in "$out"/*/; do echo "$(basename "$t"): $(ls "$t" | wc -l) seeds"; done
