@@ -468,6 +468,7 @@ nlohmann::ordered_json inspect_verdict(const std::string& image, std::optional<R
     j["warnings"] = counts[1];
     j["infos"] = counts[0];
     j["findings"] = std::move(findings);
+    j["facts"] = rep.facts;  // for the job-start gate and whoever reads the sidecar
     kept = std::move(rep);
   } catch (const std::exception& e) {
     j["verdict"] = "not-inspected";
