@@ -107,7 +107,8 @@ std::string import_step(const std::string& uri, const PyxisEnv& env, nlohmann::o
     return import_private(uri, env, sidecar);
   }
   ImportOptions o = pyxis_import_options(uri);
-  o.inspect = true;  // once per entry: the sidecar keeps the verdict and the facts
+  o.inspect = true;               // once per entry: the sidecar keeps the verdict and the facts
+  o.provenance_by_digest = true;  // the entry is the image's, whatever reference built it
   SharedEntry e = cache.get(digest, o, pyxis_lease_id(env), out);
   if (e.path.empty()) return import_private(uri, env, sidecar);
   if (sidecar) *sidecar = e.sidecar;
