@@ -40,6 +40,12 @@ std::string registry_anon() {
   return fs::exists(state + "/env") ? "127.0.0.1:5500" : "";
 }
 
+std::string host() {
+  char h[256] = {};
+  gethostname(h, sizeof h - 1);
+  return h;
+}
+
 std::string registry_state() {
   const char* s = std::getenv("TRAINIMG_REGISTRY_STATE");
   const char* t = std::getenv("TMPDIR");
@@ -322,6 +328,23 @@ TEST_F(PyxisCacheTest, AnEntryIsTrustedOnlyWhenItsSidecarNamesTheManifest) {
   ASSERT_EQ(importer(1, uri), 0) << err(1);
   EXPECT_EQ(out(1), entry.string() + "\n");
   EXPECT_EQ(err(1).find("importing"), std::string::npos) << err(1);
+  // A lease whose keeper died (a node gone, a killed process) is stale: prune
+  // removes it, then the entry, which no other lease holds.
+  const fs::path lease0 = shared_ / "leases" / (entry.stem().string() + "@" + host() + ".1000.7.0");
+  const fs::path lease1 = shared_ / "leases" / (entry.stem().string() + "@" + host() + ".1000.7.1");
+  ASSERT_EQ(importer(1, "release"), 0);
+  EXPECT_FALSE(fs::exists(lease1));
+  std::string text;
+  for (int i = 0; i < 50 && text.find("keeper ") == std::string::npos; ++i, usleep(100000))
+    text = slurp(lease0);
+  ASSERT_NE(text.find("keeper "), std::string::npos) << text;
+  ASSERT_EQ(kill(std::stoi(text.substr(text.find("keeper ") + 7)), SIGKILL), 0);
+  usleep(200000);
+  std::string pruned = trainimg("cache prune --pyxis-cache " + shared_.string() + " --max-size 0");
+  EXPECT_NE(pruned.find("removed 1 entries"), std::string::npos) << pruned;
+  EXPECT_NE(pruned.find("1 stale leases removed"), std::string::npos) << pruned;
+  EXPECT_FALSE(fs::exists(entry));
+  EXPECT_FALSE(fs::exists(lease0));
   // A dir: rootfs has no manifest digest: a private per-step file, as without the cache.
   ASSERT_EQ(importer(2, "get dir:" + (t_ / "rootfs").string()), 0) << err(2);
   EXPECT_EQ(out(2), (t_ / "rt/1000/7.2.sqsh").string() + "\n");
