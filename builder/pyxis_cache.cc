@@ -276,8 +276,10 @@ SharedEntry PyxisCache::get(const std::string& digest, ImportOptions o, const st
     return {sqsh, r.sidecar, true};
   } catch (...) {
     (void)::unlink(lease.c_str());
-    remove_partials(dir_, name);
-    ex.remove();  // a failed build leaves nothing named after the digest
+    if (ex.held()) {  // a failed build leaves nothing named after the digest
+      remove_partials(dir_, name);
+      ex.remove();
+    }
     throw;
   }
 }
