@@ -34,11 +34,18 @@ struct ImportOptions {
   /// SOURCE_DATE_EPOCH: the mtime of generated files and the super block,
   /// and the clamp for every other mtime. Unset: the newest mtime in the image.
   std::optional<int64_t> source_date_epoch;
+  /// /etc/rc's provenance line names the image's config digest (its image
+  /// id) instead of `source`, so the output is a function of the image, not
+  /// of how it was reached. Implied by source_date_epoch; set for the
+  /// shared Pyxis cache. Sources without a config digest (dir:) keep `source`.
+  bool provenance_by_digest = false;
 };
 
-/// One progress event (phase "merge", "data", "finish", "verify", "done").
+/// One progress event (phase "resolve", "merge", "data", "finish", "verify",
+/// "inspect", "done").
 struct ImportProgress {
   std::string phase;
+  std::string image_digest;  ///< the resolved manifest digest; empty when the source has none
   uint64_t files = 0;        ///< regular files written so far
   uint64_t bytes = 0;        ///< their bytes so far
   uint64_t total_files = 0;  ///< known after a merge pass; 0 when streaming

@@ -4,16 +4,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 
 #include "builder/import.h"
+#include "builder/pyxis_cache.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "inspect/host/profile.h"
 #include "inspect/inspect.h"
 #include "inspect/sources/digest.h"
+#include "inspect/sources/registry_source.h"
 
 namespace trainimg::builder {
 
@@ -43,7 +48,17 @@ PyxisEnv pyxis_env(const std::function<const char*(const char*)>& getenv) {
   e.job_uid = component(getenv, "SLURM_JOB_UID", std::to_string(::getuid()));
   e.job_id = component(getenv, "SLURM_JOB_ID", "");
   e.step_id = component(getenv, "SLURM_STEP_ID", "");
+  const char* shared = getenv("TRAINIMG_PYXIS_CACHE");
+  e.shared_cache = shared && *shared ? shared : "";
   return e;
+}
+
+std::string pyxis_lease_id(const PyxisEnv& env) {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0 || !*host) std::snprintf(host, sizeof host, "localhost");
+  std::string h = host;
+  std::replace(h.begin(), h.end(), '/', '_');
+  return h + "." + env.job_uid + "." + env.job_id + "." + env.step_id;
 }
 
 std::string pyxis_sqsh_path(const PyxisEnv& env) {
@@ -54,24 +69,61 @@ std::string pyxis_sqsh_path(const PyxisEnv& env) {
 
 namespace {
 
-std::string import_step(const std::string& uri, const PyxisEnv& env, nlohmann::ordered_json* sidecar) {
+ImportOptions pyxis_import_options(const std::string& uri) {
+  ImportOptions o;
+  o.source = uri;
+  o.compressor = sqsh::Compressor::Zstd;
+  o.level = 3;
+  o.block_size = 1u << 20;
+  o.force = true;     // a retried step replaces its own file, atomically
+  o.inspect = false;  // the job is waiting; `trainimg inspect` is for the image's author
+  return o;
+}
+
+// The manifest digest that keys the shared cache: docker:// resolves it
+// (manifests only), oci: reads its index; other kinds have none.
+std::string shared_digest(const std::string& uri) {
+  if (uri.starts_with("docker://")) return inspect::resolve_registry_digest(uri.substr(9));
+  if (uri.starts_with("oci:")) {
+    auto d = inspect::open_source(uri)->describe();
+    if (d.kind == "oci" && inspect::is_sha256_digest(d.digest)) return d.digest;
+  }
+  return {};
+}
+
+std::string import_private(const std::string& uri, const PyxisEnv& env, nlohmann::ordered_json* sidecar);
+
+std::string import_step(const std::string& uri, const PyxisEnv& env, nlohmann::ordered_json* sidecar,
+                        std::ostream* log) {
   if (uri.starts_with("podman://"))
     throw Error(uri, "podman:// is not supported by trainimg import",
                 "use docker://REGISTRY#IMAGE (straight from the registry) or dockerd://IMAGE");
+  if (env.shared_cache.empty()) return import_private(uri, env, sidecar);
+  std::ostream& out = log ? *log : std::cerr;
+  PyxisCache cache(env.shared_cache);
+  std::string digest = shared_digest(uri);
+  if (digest.empty()) {
+    out << "trainimg: pyxis cache: " << uri << " has no manifest digest; importing a private copy\n";
+    return import_private(uri, env, sidecar);
+  }
+  ImportOptions o = pyxis_import_options(uri);
+  o.inspect = true;               // once per entry: the sidecar keeps the verdict and the facts
+  o.provenance_by_digest = true;  // the entry is the image's, whatever reference built it
+  SharedEntry e = cache.get(digest, o, pyxis_lease_id(env), out);
+  if (e.path.empty()) return import_private(uri, env, sidecar);
+  if (sidecar) *sidecar = e.sidecar;
+  return e.path;
+}
+
+std::string import_private(const std::string& uri, const PyxisEnv& env, nlohmann::ordered_json* sidecar) {
   std::string path = std::filesystem::absolute(pyxis_sqsh_path(env)).string();
   std::string dir = std::filesystem::path(path).parent_path().string();
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error(dir, "cannot create directory: " + ec.message());
   ::chmod(dir.c_str(), 0700);
-  ImportOptions o;
-  o.source = uri;
+  ImportOptions o = pyxis_import_options(uri);
   o.output = path;
-  o.compressor = sqsh::Compressor::Zstd;
-  o.level = 3;
-  o.block_size = 1u << 20;
-  o.force = true;     // a retried step replaces its own file, atomically
-  o.inspect = false;  // the job is waiting; `trainimg inspect` is for the image's author
   ImportResult r = import_image(o);
   if (sidecar) *sidecar = r.sidecar;
   return path;
@@ -125,8 +177,8 @@ Json image_findings(const std::string& sqsh, const Json& sidecar, const inspect:
 
 }  // namespace
 
-std::string pyxis_get(const std::string& uri, const PyxisEnv& env) {
-  return import_step(uri, env, nullptr);
+std::string pyxis_get(const std::string& uri, const PyxisEnv& env, std::ostream* log) {
+  return import_step(uri, env, nullptr, log);
 }
 
 PreflightOptions preflight_options(const std::function<const char*(const char*)>& getenv,
@@ -145,9 +197,9 @@ PreflightOptions preflight_options(const std::function<const char*(const char*)>
 }
 
 std::string pyxis_get(const std::string& uri, const PyxisEnv& env, const PreflightOptions& o,
-                      std::string& notes) {
+                      std::string& notes, std::ostream* log) {
   Json sidecar;
-  std::string path = import_step(uri, env, &sidecar);
+  std::string path = import_step(uri, env, &sidecar, log);
   if (o.policy == "off") return path;
   struct stat st;
   if (::stat(o.host_profile.c_str(), &st) != 0) {
@@ -183,6 +235,10 @@ void pyxis_release(const PyxisEnv& env) {
   std::string path = pyxis_sqsh_path(env);
   remove_if_present(path);
   remove_if_present(path + ".json");
+  if (!env.shared_cache.empty()) {
+    struct stat st {};
+    if (::stat(env.shared_cache.c_str(), &st) == 0) PyxisCache(env.shared_cache).release(pyxis_lease_id(env));
+  }
 }
 
 }  // namespace trainimg::builder

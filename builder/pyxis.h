@@ -9,9 +9,13 @@
 // Like Pyxis's simple importer, each job step gets its own file
 // `${PYXIS_RUNTIME_PATH}/${SLURM_JOB_UID}/${SLURM_JOB_ID}.${SLURM_STEP_ID}.sqsh`,
 // written through import_image (atomic: Pyxis never sees half a file).
+// With TRAINIMG_PYXIS_CACHE=DIR, images with a manifest digest (docker://,
+// oci:) go to the shared cache of builder/pyxis_cache.h instead: built once,
+// the same path for every step, a lease per step that `release` drops.
 #pragma once
 
 #include <functional>
+#include <iosfwd>
 #include <string>
 
 namespace trainimg::builder {
@@ -21,7 +25,11 @@ struct PyxisEnv {
   std::string job_uid;       ///< SLURM_JOB_UID (default: the caller's uid)
   std::string job_id;        ///< SLURM_JOB_ID (required)
   std::string step_id;       ///< SLURM_STEP_ID (required)
+  std::string shared_cache;  ///< TRAINIMG_PYXIS_CACHE (empty: a private per-step file)
 };
+
+/// The step's lease name in the shared cache: HOST.UID.JOB.STEP.
+std::string pyxis_lease_id(const PyxisEnv& env);
 
 /// Reads the variables through `getenv`; throws Error naming the first
 /// required one that is missing, or one that would leave its directory
@@ -53,7 +61,10 @@ struct PreflightRefused {
 /// settings), replacing a previous file atomically; creates the user
 /// directory 0700. Returns the path. Throws Error (podman:// is refused
 /// with a hint).
-std::string pyxis_get(const std::string& uri, const PyxisEnv& env);
+/// With env.shared_cache: the shared entry for the image's manifest digest
+/// (waiting and building reported on `log` when given); sources without a
+/// digest (dockerd://, docker-archive:, dir:) get the private file.
+std::string pyxis_get(const std::string& uri, const PyxisEnv& env, std::ostream* log = nullptr);
 /// pyxis_get, then the gate: the image's findings against the node's host
 /// profile (inspect --host), cached under the cache directory by image
 /// digest and the host's EFA/libfabric/aws-ofi-nccl/CUDA versions, so an
@@ -62,9 +73,10 @@ std::string pyxis_get(const std::string& uri, const PyxisEnv& env);
 /// PreflightRefused (after removing the step's files) on an error finding
 /// with policy error.
 std::string pyxis_get(const std::string& uri, const PyxisEnv& env, const PreflightOptions& o,
-                      std::string& notes);
+                      std::string& notes, std::ostream* log = nullptr);
 
-/// Removes the step's .sqsh and its sidecar; nothing to remove is fine.
+/// Removes the step's .sqsh and its sidecar, and drops the step's leases in
+/// the shared cache (never a shared entry); nothing to remove is fine.
 /// Throws Error only when a file exists and cannot be removed.
 void pyxis_release(const PyxisEnv& env);
 

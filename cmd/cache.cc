@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // trainimg cache ls [--format text|json] | prune [--max-size SIZE]
-// [--older-than DURATION]: the registry blob cache (inspect/registry/blob_cache.h);
-// and the docker:// flags that inspect and import share.
+// [--older-than DURATION]: the registry blob cache (inspect/registry/blob_cache.h),
+// or with --pyxis-cache DIR the shared .sqsh cache of the Pyxis importer
+// (builder/pyxis_cache.h); and the docker:// flags that inspect and import share.
 #include <ctime>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "builder/pyxis_cache.h"
 #include "cmd/command.h"
 #include "common/error.h"
 #include "common/report.h"
@@ -64,6 +66,45 @@ std::string iso_time(int64_t t) {
   return buf;
 }
 
+int run_pyxis_cache(const std::string& dir, bool ls, const std::string& format, std::optional<uint64_t> size,
+                    std::optional<int64_t> age) {
+  builder::PyxisCache cache(dir);
+  if (ls) {
+    auto items = cache.list();
+    uint64_t total = 0;
+    for (const auto& e : items) total += e.bytes;
+    if (format == "json") {
+      nlohmann::ordered_json j;
+      j["schema"] = "trainimg.pyxis-cache/v1";
+      j["dir"] = cache.dir();
+      j["total_bytes"] = total;
+      j["entries"] = nlohmann::ordered_json::array();
+      for (const auto& e : items)
+        j["entries"].push_back({{"name", e.name},
+                                {"digest", e.digest},
+                                {"size", e.bytes},
+                                {"last_used", iso_time(e.last_used)},
+                                {"leases", e.leases},
+                                {"trusted", e.trusted}});
+      std::cout << j.dump(2) << "\n";
+    } else {
+      for (const auto& e : items)
+        std::cout << e.name << "  " << human(e.bytes) << "  " << iso_time(e.last_used) << "  " << e.leases
+                  << (e.leases == 1 ? " lease" : " leases") << (e.trusted ? "" : "  UNTRUSTED") << "\n";
+      std::cout << items.size() << " entries, " << human(total) << " in " << cache.dir() << "\n";
+    }
+    return int(kExitOk);
+  }
+  auto r = cache.prune(size, age);
+  std::cout << "removed " << r.removed << " entries (" << human(r.removed_bytes) << "), kept " << r.kept
+            << " (" << human(r.kept_bytes) << ")"
+            << (r.leased ? ", " + std::to_string(r.leased) + " leased" : "")
+            << (r.busy ? ", " + std::to_string(r.busy) + " being imported" : "")
+            << (r.stale_leases ? ", " + std::to_string(r.stale_leases) + " stale leases removed" : "")
+            << "\n";
+  return int(kExitOk);
+}
+
 }  // namespace
 
 void setup_cache(CLI::App& sub, Runner& run) {
@@ -71,6 +112,7 @@ void setup_cache(CLI::App& sub, Runner& run) {
   auto format = std::make_shared<std::string>("text");
   auto max_size = std::make_shared<std::string>();
   auto older = std::make_shared<std::string>();
+  auto pyxis = std::make_shared<std::string>();
   sub.require_subcommand(1);
   sub.add_option("--cache", *dir,
                  "The cache directory (default: $TRAINIMG_CACHE, else $XDG_CACHE_HOME/trainimg)");
@@ -80,10 +122,25 @@ void setup_cache(CLI::App& sub, Runner& run) {
       sub.add_subcommand("prune", "Remove least recently used blobs (never one another process holds)");
   prune->add_option("--max-size", *max_size, "Keep at most this much, e.g. 50G");
   prune->add_option("--older-than", *older, "Remove what was not used for this long, e.g. 7d or 12h");
-  for (CLI::App* c : {ls, prune})
+  for (CLI::App* c : {ls, prune}) {
     c->add_option("--cache", *dir,
                   "The cache directory (default: $TRAINIMG_CACHE, else $XDG_CACHE_HOME/trainimg)");
+    c->add_option("--pyxis-cache", *pyxis,
+                  "The shared .sqsh cache of the Pyxis importer (TRAINIMG_PYXIS_CACHE) instead of the blob "
+                  "cache; prune never removes an entry a job step holds a lease on");
+  }
   run = [=]() -> int {
+    std::optional<uint64_t> size;
+    std::optional<int64_t> age;
+    if (prune->parsed()) {
+      if (!max_size->empty() && !(size = inspect::registry::parse_byte_size(*max_size)))
+        throw Error("--max-size", "'" + *max_size + "' is not a size (e.g. 50G, 512M, 1024)");
+      if (!older->empty() && !(age = inspect::registry::parse_duration(*older)))
+        throw Error("--older-than", "'" + *older + "' is not a duration (e.g. 7d, 12h, 30m)");
+      if (!size && !age)
+        throw Error("cache prune", "say what to remove: --max-size SIZE and/or --older-than DURATION");
+    }
+    if (!pyxis->empty()) return run_pyxis_cache(*pyxis, ls->parsed(), *format, size, age);
     inspect::registry::BlobCache cache(dir->empty() ? inspect::registry::default_cache_dir() : *dir);
     if (ls->parsed()) {
       auto entries = cache.list();
@@ -106,14 +163,6 @@ void setup_cache(CLI::App& sub, Runner& run) {
       }
       return int(kExitOk);
     }
-    std::optional<uint64_t> size;
-    std::optional<int64_t> age;
-    if (!max_size->empty() && !(size = inspect::registry::parse_byte_size(*max_size)))
-      throw Error("--max-size", "'" + *max_size + "' is not a size (e.g. 50G, 512M, 1024)");
-    if (!older->empty() && !(age = inspect::registry::parse_duration(*older)))
-      throw Error("--older-than", "'" + *older + "' is not a duration (e.g. 7d, 12h, 30m)");
-    if (!size && !age)
-      throw Error("cache prune", "say what to remove: --max-size SIZE and/or --older-than DURATION");
     auto r = cache.prune(size, age);
     std::cout << "removed " << r.removed << " blobs (" << human(r.removed_bytes) << "), kept " << r.kept
               << " (" << human(r.kept_bytes) << ")"

@@ -16,15 +16,18 @@ void setup_pyxis_importer(CLI::App& sub, Runner& run) {
   auto uri = std::make_shared<std::string>();
   sub.require_subcommand(1);
   CLI::App* get = sub.add_subcommand("get", "Import URI for this job step; print the absolute .sqsh path");
-  get->add_option("uri", *uri, "dockerd://IMAGE, docker-archive:PATH, oci:DIR, dir:ROOTFS")->required();
-  CLI::App* release = sub.add_subcommand("release", "Remove this job step's .sqsh (idempotent)");
+  get->add_option("uri", *uri,
+                  "docker://REFERENCE, dockerd://IMAGE, docker-archive:PATH, oci:DIR, dir:ROOTFS")
+      ->required();
+  CLI::App* release = sub.add_subcommand(
+      "release", "Remove this job step's .sqsh, or drop its lease on the shared cache entry (idempotent)");
   run = [uri, get, release]() -> int {
     auto env = builder::pyxis_env([](const char* name) { return std::getenv(name); });
     if (get->parsed()) {
       try {
         auto pre = builder::preflight_options([](const char* name) { return std::getenv(name); }, env);
         std::string notes;
-        std::string path = builder::pyxis_get(*uri, env, pre, notes);
+        std::string path = builder::pyxis_get(*uri, env, pre, notes, &std::cerr);
         std::cerr << notes;
         std::cout << path << std::endl;
       } catch (const builder::PreflightRefused& r) {

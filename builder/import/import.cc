@@ -133,6 +133,7 @@ struct Job {
 
   void report(const std::string& phase) {
     prog.phase = phase;
+    prog.image_digest = desc.digest;
     if (progress) progress(prog);
   }
 };
@@ -255,6 +256,14 @@ int64_t reference_time(Job& job, const MergedView& v) {
   return job.reference;
 }
 
+// What /etc/rc's first line names: enroot writes the source URI; a
+// reproducible import names the image by its config digest, the same
+// whether it came from a registry, an archive, a layout or the daemon.
+std::string provenance(const Job& job) {
+  bool by_digest = job.opt.provenance_by_digest || job.opt.source_date_epoch.has_value();
+  return by_digest && !job.desc.config_digest.empty() ? job.desc.config_digest : job.opt.source;
+}
+
 // Docker's init layer and enroot's docker::configure, on the merged view.
 // Returns the generated files' contents by path.
 std::map<std::string, std::string> add_generated(Job& job, LayerMerger& m, int64_t mtime) {
@@ -276,7 +285,7 @@ std::map<std::string, std::string> add_generated(Job& job, LayerMerger& m, int64
   }
   std::map<std::string, std::string> files = {{"/etc/fstab", enroot_fstab(job.desc.config)},
                                               {"/etc/environment", enroot_environment(job.desc.config)},
-                                              {"/etc/rc", enroot_rc(job.desc.config, job.opt.source)},
+                                              {"/etc/rc", enroot_rc(job.desc.config, provenance(job))},
                                               {"/etc/rc.local", enroot_rc_local()}};
   m.put(make_dir("/etc", mtime), /*keep_dir=*/true);
   // `mkdir -p "${rootfs}${workdir}"`: through existing directories only (a
@@ -468,6 +477,7 @@ nlohmann::ordered_json inspect_verdict(const std::string& image, std::optional<R
     j["warnings"] = counts[1];
     j["infos"] = counts[0];
     j["findings"] = std::move(findings);
+    j["facts"] = rep.facts;  // for the job-start gate and whoever reads the sidecar
     kept = std::move(rep);
   } catch (const std::exception& e) {
     j["verdict"] = "not-inspected";
@@ -497,6 +507,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   const FixupOptions fix{opt.keep_xattrs};
   Job job{opt, progress, *src, src->describe(), created.has_value(), fix, clamp, from};
   if (job.desc.reference.empty()) job.desc.reference = opt.source;
+  job.report("resolve");  // the source is open: its manifest (and digest) resolved
   const bool layered = job.desc.layers.size() > 1;
   // The super block mtime must not depend on the clock: SOURCE_DATE_EPOCH or 0.
   ImportResult r;

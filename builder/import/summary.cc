@@ -26,12 +26,15 @@ std::string human(uint64_t b) {
 ImportProgressFn import_progress_printer(const std::string& mode, std::ostream& err, bool err_is_tty) {
   if (mode == "json") {
     return [&err](const ImportProgress& p) {
-      nlohmann::ordered_json j = {{"schema", "trainimg.import-progress/v1"},
-                                  {"phase", p.phase},
-                                  {"files", p.files},
-                                  {"bytes", p.bytes},
-                                  {"total_files", p.total_files},
-                                  {"total_bytes", p.total_bytes}};
+      nlohmann::ordered_json j = {
+          {"schema", "trainimg.import-progress/v1"},
+          {"phase", p.phase},
+          {"image_digest",
+           p.image_digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(p.image_digest)},
+          {"files", p.files},
+          {"bytes", p.bytes},
+          {"total_files", p.total_files},
+          {"total_bytes", p.total_bytes}};
       err << j.dump() << "\n";
     };
   }

@@ -90,6 +90,7 @@ struct ElfNote {
 struct ImageFacts {
   std::string reference;  ///< what the user typed
   std::string kind;       ///< source kind
+  std::string digest;     ///< the resolved manifest digest when the source has one (registry, OCI)
   std::vector<std::string> layers;
   std::vector<std::string> env;  ///< KEY=VALUE, image order
   std::string env_from;          ///< "image config", "/etc/environment" or "none"

@@ -382,6 +382,7 @@ void Gatherer::removed() {
 ImageFacts Gatherer::run() {
   f_.reference = d_.reference;
   f_.kind = d_.kind;
+  f_.digest = d_.digest;
   f_.layers = d_.layers;
   environment();
   installer();

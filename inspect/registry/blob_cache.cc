@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <ctime>
 
@@ -19,12 +20,7 @@ namespace trainimg::inspect::registry {
 namespace {
 
 void mkdirs(const std::string& path) {
-  for (size_t i = 1; i <= path.size(); ++i) {
-    if (i != path.size() && path[i] != '/') continue;
-    std::string part = path.substr(0, i);
-    if (mkdir(part.c_str(), 0755) != 0 && errno != EEXIST)
-      throw_errno(part, "cannot create the cache directory");
-  }
+  make_dirs(path, 0755);
 }
 
 // Unlinks a path when it goes out of scope unless released.
@@ -36,6 +32,69 @@ struct Unlinker {
 };
 
 }  // namespace
+
+void make_dirs(const std::string& path, unsigned mode) {
+  for (size_t i = 1; i <= path.size(); ++i) {
+    if (i != path.size() && path[i] != '/') continue;
+    std::string part = path.substr(0, i);
+    if (mkdir(part.c_str(), static_cast<mode_t>(mode)) == 0) {
+      (void)::chmod(part.c_str(), static_cast<mode_t>(mode));
+    } else if (errno != EEXIST) {
+      throw_errno(part, "cannot create the cache directory");
+    }
+  }
+}
+
+PathLock PathLock::take(const std::string& path, bool shared, bool wait,
+                        const std::function<void(unsigned)>& on_wait) {
+  const auto start = std::chrono::steady_clock::now();
+  unsigned reported = 0;
+  for (;;) {
+    UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666));
+    if (!fd && (errno == EACCES || errno == EPERM))  // another user's lock file (in a 1777 directory)
+      fd.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+    if (!fd) throw_errno(path, "cannot open the lock file");
+    const int op = shared ? LOCK_SH : LOCK_EX;
+    for (;;) {
+      if (flock(fd.get(), op | ((wait && !on_wait) ? 0 : LOCK_NB)) == 0) break;
+      if (errno == EINTR) continue;
+      if (errno != EWOULDBLOCK) throw_errno(path, "flock");
+      if (!wait) return {};
+      usleep(200000);
+      auto s = static_cast<unsigned>(
+          std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start).count());
+      if (s > reported) {
+        reported = s;
+        on_wait(s);
+      }
+    }
+    struct stat held {
+    }, named{};
+    if (fstat(fd.get(), &held) == 0 && ::stat(path.c_str(), &named) == 0 && held.st_dev == named.st_dev &&
+        held.st_ino == named.st_ino) {
+      PathLock l;
+      l.path_ = path;
+      l.fd_ = std::move(fd);
+      return l;
+    }
+    // Its holder removed (or replaced) the file while this one waited: lock the current one.
+  }
+}
+
+PathLock PathLock::acquire(const std::string& path, bool shared,
+                           const std::function<void(unsigned waited_s)>& on_wait) {
+  return take(path, shared, true, on_wait);
+}
+
+PathLock PathLock::try_acquire(const std::string& path, bool shared) {
+  return take(path, shared, false, {});
+}
+
+void PathLock::remove() {
+  if (!fd_) return;
+  (void)::unlink(path_.c_str());  // another user's file in a sticky directory stays: harmless
+  fd_.reset();
+}
 
 std::string default_cache_dir() {
   if (const char* c = std::getenv("TRAINIMG_CACHE"); c && *c) return c;
@@ -76,17 +135,18 @@ UniqueFd BlobCache::get(const std::string& digest, const std::function<void(int 
   mkdirs(dir_ + "/blobs/sha256");
   mkdirs(dir_ + "/locks");
   mkdirs(dir_ + "/tmp");
-  std::string lock_path = dir_ + "/locks/" + hex + ".lock";
-  UniqueFd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
-  if (!lock) throw_errno(lock_path, "cannot open the cache lock");
-  while (flock(lock.get(), LOCK_EX) != 0)
-    if (errno != EINTR) throw_errno(lock_path, "flock");
+  PathLock lock = PathLock::acquire(dir_ + "/locks/" + hex + ".lock", /*shared=*/false);
   // Another process may have published it while this one waited.
   if (UniqueFd hit = open(digest)) return hit;
   Unlinker partial{dir_ + "/tmp/" + hex + "." + std::to_string(getpid()) + ".partial"};
   UniqueFd fd(::open(partial.path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644));
   if (!fd) throw_errno(partial.path, "cannot create a cache file");
-  fill(fd.get());
+  try {
+    fill(fd.get());
+  } catch (...) {
+    lock.remove();  // nothing named after a digest that failed to verify
+    throw;
+  }
   if (fdatasync(fd.get()) != 0) throw_errno(partial.path, "fdatasync");
   if (::rename(partial.path.c_str(), blob_path(digest).c_str()) != 0)
     throw_errno(blob_path(digest), "rename");
@@ -129,14 +189,12 @@ PruneResult BlobCache::prune(std::optional<uint64_t> max_size, std::optional<int
     bool over = max_size && total > *max_size;
     bool removed = false;
     if (old || over) {
-      std::string hex = e.digest.substr(7);
-      std::string lock_path = dir_ + "/locks/" + hex + ".lock";
-      UniqueFd lock(::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666));
-      if (lock && flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+      PathLock lock = PathLock::try_acquire(dir_ + "/locks/" + e.digest.substr(7) + ".lock", false);
+      if (!lock.held()) {
         r.busy++;
       } else if (::unlink(blob_path(e.digest).c_str()) == 0) {
         removed = true;
-        (void)::unlink(lock_path.c_str());
+        lock.remove();
       }
     }
     if (removed) {

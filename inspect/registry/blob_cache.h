@@ -2,11 +2,13 @@
 // The content-addressed blob cache of registry sources: DIR/blobs/sha256/HEX,
 // written as DIR/tmp/HEX.PID.partial and renamed into place only after the
 // fill verified it (digest and size), so a blob is never visible half
-// written or unverified. One flock per digest (DIR/locks/HEX.lock) makes
-// concurrent processes, on one node or many sharing DIR, download a blob
-// once; a lock dies with its process, so a killed download blocks nobody.
-// Hits take no lock. Every hit refreshes the entry's mtime: prune removes
-// the least recently used first, and never an entry whose lock is held.
+// written or unverified. One flock per digest (DIR/locks/HEX.lock, see
+// PathLock) makes concurrent processes, on one node or many sharing DIR,
+// download a blob once; a lock dies with its process, so a killed download
+// blocks nobody. A failed fill removes its lock file too: after a digest
+// mismatch no file named after that digest is left. Hits take no lock.
+// Every hit refreshes the entry's mtime: prune removes the least recently
+// used first, and never an entry whose lock is held.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,38 @@ namespace trainimg::inspect::registry {
 
 /// TRAINIMG_CACHE, else $XDG_CACHE_HOME/trainimg, else ~/.cache/trainimg.
 std::string default_cache_dir();
+
+/// An flock(2) on a lock file that its exclusive holder may unlink: after
+/// locking, the path is checked to still name the locked file (else the
+/// lock is taken again on the new one), so a waiter never holds a lock on a
+/// removed file while another process locks its replacement. The lock dies
+/// with its process (and, on a cluster file system mounted with flock
+/// support, with its node).
+class PathLock {
+ public:
+  PathLock() = default;
+  /// Blocks until held; `on_wait(seconds)` is called about once a second
+  /// while another process holds it. Creates the file (mode 0666 less the
+  /// umask; opened read-only when another user owns it).
+  static PathLock acquire(const std::string& path, bool shared,
+                          const std::function<void(unsigned waited_s)>& on_wait = {});
+  /// Held at once, or an unheld lock.
+  static PathLock try_acquire(const std::string& path, bool shared);
+  bool held() const { return static_cast<bool>(fd_); }
+  /// Unlinks the lock file (exclusive holders only), then releases.
+  void remove();
+  void release() { fd_.reset(); }
+
+ private:
+  static PathLock take(const std::string& path, bool shared, bool wait,
+                       const std::function<void(unsigned)>& on_wait);
+  std::string path_;
+  UniqueFd fd_;
+};
+
+/// mkdir -p with `mode` for each directory it creates (chmod'ed, so the
+/// umask does not narrow 01777).
+void make_dirs(const std::string& path, unsigned mode = 0755);
 
 struct CacheEntry {
   std::string digest;  ///< "sha256:…"

@@ -54,7 +54,10 @@ std::string apis(const std::vector<int>& v) {
 
 nlohmann::ordered_json facts_json(const facts::ImageFacts& f) {
   ordered_json j;
-  j["image"] = {{"reference", f.reference}, {"kind", f.kind}, {"layers", f.layers}};
+  j["image"] = {{"reference", f.reference},
+                {"kind", f.kind},
+                {"digest", f.digest.empty() ? ordered_json() : ordered_json(f.digest)},
+                {"layers", f.layers}};
   j["environment"] = {{"from", f.env_from}, {"env", f.env}};
   if (f.installer) {
     ordered_json pk = ordered_json::array();

@@ -3,12 +3,21 @@
 // of source carries the image: NGC-like fixtures written as a rootfs, docker
 // archives, OCI layouts, real mksquashfs .sqsh files, a memory source, and
 // images loaded into the real Docker daemon and read back as dockerd://TAG
-// (skipped, saying why, when there is no daemon socket).
+// (skipped, saying why, when there is no daemon socket), and OCI layouts
+// pushed with skopeo to the test registry of .ci/start-registry.sh and read
+// back as docker://127.0.0.1:5500/… (skipped when it is not running, failed
+// under TRAINIMG_CI=1).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <map>
 #include <set>
+#include <stdexcept>
 
 #include "inspect/rules/rule_test_util.h"
+#include "inspect/sources/registry_source.h"
 
 namespace trainimg::inspect::rules {
 namespace {
@@ -79,8 +88,7 @@ const Scenario kScenarios[] = {
 };
 
 // Findings with layer ids replaced by their index, so kinds compare.
-std::vector<std::string> findings(const Scenario& s, FixtureKind kind) {
-  auto f = testing::facts_of(s.image(), kind);
+std::vector<std::string> findings_of(const Scenario& s, const facts::ImageFacts& f) {
   std::vector<std::string> out;
   for (const auto& d : check_image(f, parse_expect(s.expect))) {
     std::string line = d.rule_id + " " + std::string(to_string(d.severity)) + " " + d.path + " | " + d.message;
@@ -92,6 +100,10 @@ std::vector<std::string> findings(const Scenario& s, FixtureKind kind) {
     out.push_back(line);
   }
   return out;
+}
+
+std::vector<std::string> findings(const Scenario& s, FixtureKind kind) {
+  return findings_of(s, testing::facts_of(s.image(), kind));
 }
 
 // "rule-id severity" of each finding.
@@ -113,23 +125,21 @@ std::string joined(const std::set<std::string>& s) {
   return out;
 }
 
-class EveryKind : public ::testing::TestWithParam<FixtureKind> {};
-
 // In each kind, each scenario fires exactly its rules, so every rule has a
 // firing case and a near miss (a scenario where it stays quiet) in that kind;
 // and the findings, messages and paths included, are Dir's.
-TEST_P(EveryKind, NgcLikeScenariosFireEveryRuleAndKeepEachQuietOnceAsDirDoes) {
-  const FixtureKind kind = GetParam();
-  if (auto why = testing::unavailable(kind)) GTEST_SKIP() << *why;
+void expect_every_rule_as_dir_does(const std::string& kind,
+                                   const std::function<std::vector<std::string>(const Scenario&)>& of,
+                                   bool is_dir) {
   std::set<std::string> all, fired_somewhere, quiet_somewhere;
   for (const auto& r : image_rules()) all.insert(r.id);
   for (const auto& s : kScenarios) {
-    auto got = findings(s, kind);
+    auto got = of(s);
     auto f = fired(got);
     auto ids = rule_ids(f);
-    EXPECT_EQ(joined(ids), joined(s.fires)) << to_string(kind) << " " << s.name;
+    EXPECT_EQ(joined(ids), joined(s.fires)) << kind << " " << s.name;
     for (const auto& id : all) (ids.count(id) ? fired_somewhere : quiet_somewhere).insert(id);
-    if (kind == FixtureKind::Dir) continue;
+    if (is_dir) continue;
     auto dir = findings(s, FixtureKind::Dir);
     // A flattened dir/sqsh has no layer that deleted the plugin: the message
     // differs there (missing vs deleted by layer N), the rules do not.
@@ -138,8 +148,69 @@ TEST_P(EveryKind, NgcLikeScenariosFireEveryRuleAndKeepEachQuietOnceAsDirDoes) {
     else
       EXPECT_EQ(dir, got) << s.name;
   }
-  EXPECT_EQ(joined(fired_somewhere), joined(all)) << to_string(kind);
-  EXPECT_EQ(joined(quiet_somewhere), joined(all)) << to_string(kind);
+  EXPECT_EQ(joined(fired_somewhere), joined(all)) << kind;
+  EXPECT_EQ(joined(quiet_somewhere), joined(all)) << kind;
+}
+
+class EveryKind : public ::testing::TestWithParam<FixtureKind> {};
+
+TEST_P(EveryKind, NgcLikeScenariosFireEveryRuleAndKeepEachQuietOnceAsDirDoes) {
+  const FixtureKind kind = GetParam();
+  if (auto why = testing::unavailable(kind)) GTEST_SKIP() << *why;
+  expect_every_rule_as_dir_does(
+      to_string(kind), [&](const Scenario& s) { return findings(s, kind); }, kind == FixtureKind::Dir);
+}
+
+// The registry kind: each scenario as an OCI layout (gzip layers) pushed
+// with skopeo, then read through the registry source (blob cache in a
+// temporary directory).
+class EveryKindRegistry : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const char* st = std::getenv("TRAINIMG_REGISTRY_STATE");
+    const char* tmp = std::getenv("TMPDIR");
+    std::string state = st && *st ? st : std::string(tmp && *tmp ? tmp : "/tmp") + "/trainimg-registry";
+    if (!std::filesystem::exists(state + "/env") ||
+        std::system("curl -s -o /dev/null --max-time 2 http://127.0.0.1:5500/v2/") != 0) {
+      if (std::getenv("TRAINIMG_CI")) FAIL() << "the test registry is not running (.ci/start-registry.sh)";
+      GTEST_SKIP() << "no test registry (run .ci/start-registry.sh)";
+    }
+    for (const char* k : {"TRAINIMG_ALLOW_HTTP", "TRAINIMG_CACHE", "no_proxy"})
+      if (const char* v = std::getenv(k)) saved_[k] = v;
+    ::setenv("TRAINIMG_ALLOW_HTTP", "1", 1);
+    ::setenv("TRAINIMG_CACHE", cache_.path().c_str(), 1);
+    ::setenv("no_proxy", "127.0.0.1,localhost", 1);
+  }
+  void TearDown() override {
+    for (const char* k : {"TRAINIMG_ALLOW_HTTP", "TRAINIMG_CACHE", "no_proxy"})
+      if (saved_.count(k))
+        ::setenv(k, saved_[k].c_str(), 1);
+      else
+        ::unsetenv(k);
+  }
+  facts::ImageFacts registry_facts(const Scenario& s) {
+    testing::ImageSpec img = s.image();
+    std::string env;  // as facts_of does for every kind
+    for (const auto& kv : img.config.env) env += kv + "\n";
+    img.layer().file("/etc/environment", env);
+    img.tag = std::string("every-kind:") + s.name;
+    testing::TempDir t;
+    testing::write_oci_layout(img, t / "oci");
+    std::string ref = std::string("127.0.0.1:5500/test/every-kind:") + s.name;
+    std::string cmd = "skopeo copy --quiet --dest-tls-verify=false oci:" + (t / "oci") + ":" + s.name +
+                      " docker://" + ref + " >/dev/null";
+    if (std::system(cmd.c_str()) != 0) throw std::runtime_error("skopeo failed: " + cmd);
+    auto src = open_source("docker://" + ref);
+    EXPECT_EQ(src->describe().kind, "registry");
+    return facts::gather_facts(*src);
+  }
+  testing::TempDir cache_;
+  std::map<std::string, std::string> saved_;
+};
+
+TEST_F(EveryKindRegistry, NgcLikeScenariosFireEveryRuleAndKeepEachQuietOnceAsDirDoes) {
+  expect_every_rule_as_dir_does(
+      "Registry", [&](const Scenario& s) { return findings_of(s, registry_facts(s)); }, false);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kinds, EveryKind,

@@ -61,7 +61,14 @@ class RegistrySource : public ImageSource {
   ~RegistrySource() override { stop_downloads(); }
 
   void load() {
-    std::string body, media_type, digest;
+    std::string digest;
+    json j = resolve(digest);
+    load_manifest(j, digest);
+  }
+
+  // The image manifest for the platform (through indexes), and its digest.
+  json resolve(std::string& digest) {
+    std::string body, media_type;
     fetch_manifest(ref_.manifest_ref(), body, media_type, digest);
     for (int depth = 0;; ++depth) {
       json j = parse_json(body, name(), "manifest " + digest);
@@ -84,8 +91,7 @@ class RegistrySource : public ImageSource {
         fetch_manifest(d.digest, body, media_type, digest);
         continue;
       }
-      load_manifest(j, digest);
-      break;
+      return j;
     }
   }
 
@@ -334,6 +340,14 @@ SourceOptions source_options() {
     o.max_connections = n > 0 && n <= 256 ? static_cast<unsigned>(n) : 10;
   }
   return o;
+}
+
+std::string resolve_registry_digest(const std::string& ref) {
+  Reference r = registry::parse_reference(ref);
+  RegistrySource src(r, "docker://" + ref, source_options());
+  std::string digest;
+  src.resolve(digest);
+  return digest;
 }
 
 std::string host_platform() {

@@ -37,6 +37,12 @@ SourceOptions source_options();
 /// and the HTTP status or the digest.
 std::unique_ptr<ImageSource> open_registry_source(const std::string& ref);
 
+/// The digest of the image manifest `ref` names for the platform in force
+/// (through a manifest list / OCI index), fetching manifests only: no
+/// config, no layer. Pinned and cached manifests are read offline. Throws
+/// as open_registry_source().
+std::string resolve_registry_digest(const std::string& ref);
+
 /// "linux/amd64" on x86-64 (the host's os/arch[/variant] as OCI names it).
 std::string host_platform();
 

@@ -21,6 +21,7 @@
 #include <map>
 
 #include "common/error.h"
+#include "inspect/inspect.h"
 #include "inspect/registry/blob_cache.h"
 #include "inspect/registry/credentials.h"
 #include "inspect/sources/digest.h"
@@ -308,6 +309,9 @@ TEST_F(RegistrySourceTest, PinnedDigestVerifiedAndOfflineFromTheCache) {
     EXPECT_EQ(src->describe().digest, mdigest);
     listing(*src);
   }
+  // The resolved manifest digest is a fact of the inspection, by tag as by digest.
+  Report rep = inspect_image("docker://" + anon + "/test/pinned:pinned", Expectations{});
+  EXPECT_EQ(rep.facts["image"]["digest"], mdigest) << rep.facts["image"].dump();
   // Nothing listens on 5509: every blob comes from the cache.
   auto offline = open_source("docker://127.0.0.1:5509/test/pinned@" + mdigest);
   EXPECT_EQ(listing(*offline), listing(*open_oci_layout_source(layout)));

@@ -9,10 +9,12 @@
 #   cut:      each blob's first GET sends the headers and half the body,
 #             then closes the connection; later GETs pass (Range included).
 #   pass:     nothing injected (a request counter for the tests).
+#   slow:     every blob GET waits 2 s before it is answered (an import
+#             long enough to be killed in the middle).
 #   redirect: /v2/ paths need HTTP Basic auth (any user, password "pw");
 #             blob GETs are redirected (307) to http://localhost:PORT/r/…,
 #             another host name, which serves the blob without auth.
-import http.server, sys, threading, urllib.error, urllib.request
+import http.server, sys, threading, time, urllib.error, urllib.request
 
 port, upstream, mode, log_path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 seen = {}
@@ -76,6 +78,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
         is_blob = '/blobs/' in path
         with lock:
             n = seen[path] = seen.get(path, 0) + 1
+        if is_blob and mode == 'slow':
+            time.sleep(2)
         if is_blob and mode == 'errors' and n == 1:
             return self.send(500, None, b'{"errors":[{"code":"UNKNOWN","message":"injected"}]}')
         if is_blob and mode == 'errors' and n == 2:

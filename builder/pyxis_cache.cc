@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "builder/pyxis_cache.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <ostream>
+
+#include "builder/publish.h"
+#include "common/error.h"
+#include "inspect/registry/blob_cache.h"
+#include "inspect/sources/digest.h"
+
+namespace trainimg::builder {
+namespace {
+
+using inspect::registry::make_dirs;
+using inspect::registry::PathLock;
+using Json = nlohmann::ordered_json;
+
+constexpr unsigned kShared = 01777;
+
+std::vector<std::string> names_in(const std::string& dir) {
+  std::vector<std::string> out;
+  DIR* d = opendir(dir.c_str());
+  if (!d) return out;
+  while (dirent* e = readdir(d))
+    if (e->d_name[0] != '.') out.emplace_back(e->d_name);
+  closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// /proc/PID/stat: "PID (COMM) STATE PPID ...".
+bool proc_stat(pid_t pid, std::string& comm, pid_t& ppid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string s((std::istreambuf_iterator<char>(in)), {});
+  auto open = s.find('('), close = s.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close + 4 > s.size()) return false;
+  comm = s.substr(open + 1, close - open - 1);
+  ppid = static_cast<pid_t>(std::atol(s.c_str() + close + 4));
+  return true;
+}
+
+// The process the lease lives with: the importer's caller (Pyxis's
+// slurmstepd), skipping wrapper shells (`trainimg-pyxis-importer` is often a
+// script that does not exec).
+pid_t lease_owner() {
+  pid_t p = getppid();
+  for (int i = 0; i < 4 && p > 1; ++i) {
+    std::string comm;
+    pid_t up = 0;
+    if (!proc_stat(p, comm, up)) break;
+    if (comm != "sh" && comm != "bash" && comm != "dash" && comm != "env") break;
+    p = up;
+  }
+  return p;
+}
+
+// The keeper: holds the lease's flock (inherited, fd 3) until the lease file
+// is unlinked (release) or the owner exits; then it removes the lease if it
+// still names this file. Async-signal-safe calls only (forked from a process
+// that may have threads).
+[[noreturn]] void keep_lease(int fd, pid_t owner, const char* path) {
+  int null = ::open("/dev/null", O_RDWR);
+  if (null >= 0) {
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(null, 2);
+  }
+  if (fd != 3) {
+    dup2(fd, 3);
+    ::close(fd);
+  }
+  syscall(SYS_close_range, 4u, ~0u, 0u);  // no pipe of Pyxis's, no entry lock kept open
+  {  // "keeper PID" at the end of the lease, for people (and tests) who look
+    char line[32] = "keeper ";
+    size_t n = 7;
+    char digits[16];
+    size_t d = 0;
+    for (pid_t p = getpid(); p > 0 && d < sizeof digits; p /= 10)
+      digits[d++] = static_cast<char>('0' + p % 10);
+    while (d) line[n++] = digits[--d];
+    line[n++] = '\n';
+    struct stat now {};
+    if (fstat(3, &now) == 0) (void)pwrite(3, line, n, now.st_size);
+  }
+  int pidfd = static_cast<int>(syscall(SYS_pidfd_open, owner, 0));
+  struct stat st {};
+  for (;;) {
+    if (fstat(3, &st) != 0 || st.st_nlink == 0) _exit(0);  // released
+    if (pidfd >= 0) {
+      struct pollfd p = {pidfd, POLLIN, 0};
+      if (poll(&p, 1, 1000) > 0) break;
+    } else {
+      sleep(1);
+      if (owner > 1 && kill(owner, 0) != 0 && errno == ESRCH) break;
+    }
+  }
+  struct stat named {};
+  if (::stat(path, &named) == 0 && named.st_ino == st.st_ino && named.st_dev == st.st_dev) ::unlink(path);
+  _exit(0);
+}
+
+// Creates DIR/leases/NAME@ID holding a shared flock, and the keeper that
+// keeps holding it after this process exits.
+void take_lease(const std::string& path, const std::string& owner_line) {
+  std::string tmp = path + ".new" + std::to_string(getpid());
+  UniqueFd fd(::open(tmp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644));
+  if (!fd) throw_errno(tmp, "cannot create the lease");
+  if (flock(fd.get(), LOCK_SH) != 0) throw_errno(tmp, "flock");
+  if (::write(fd.get(), owner_line.data(), owner_line.size()) < 0) throw_errno(tmp, "write");
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    throw_errno(path, "cannot publish the lease");
+  }
+  const pid_t owner = lease_owner();
+  pid_t child = fork();
+  if (child < 0) throw_errno(path, "fork");
+  if (child == 0) {
+    setsid();
+    if (fork() == 0) keep_lease(fd.get(), owner, path.c_str());
+    _exit(0);
+  }
+  while (waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+  }
+}
+
+// A lease is live while its keeper holds the flock. Never creates the file.
+bool is_live_lease(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd) return false;
+  return flock(fd.get(), LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+}
+
+// Removes a lease whose keeper is gone (still the same file once locked).
+bool remove_stale_lease(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd || flock(fd.get(), LOCK_EX | LOCK_NB) != 0) return false;
+  struct stat held {
+  }, named{};
+  if (fstat(fd.get(), &held) != 0 || ::stat(path.c_str(), &named) != 0 || held.st_ino != named.st_ino ||
+      held.st_dev != named.st_dev)
+    return false;
+  return ::unlink(path.c_str()) == 0;
+}
+
+}  // namespace
+
+PyxisCache::PyxisCache(std::string dir) : dir_(std::move(dir)) {
+  while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
+  struct stat st {};
+  if (::stat(dir_.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error(
+        dir_, "the shared Pyxis cache is not a directory",
+        "create it once with mode 1777 (mkdir -m 1777 DIR), like /tmp, or unset TRAINIMG_PYXIS_CACHE");
+}
+
+std::string PyxisCache::entry_name(const std::string& digest, const ImportOptions& o) {
+  if (!inspect::is_sha256_digest(digest)) throw Error(digest, "not a sha256 manifest digest");
+  std::string comp(sqsh::to_string(o.compressor));
+  std::string bs = o.block_size % (1u << 20) == 0 ? std::to_string(o.block_size >> 20) + "M"
+                                                  : std::to_string(o.block_size >> 10) + "K";
+  std::string name =
+      "sha256-" + digest.substr(7) + "-" + comp + (o.level ? std::to_string(*o.level) : "") + "-" + bs;
+  if (o.keep_xattrs) name += "-xattrs";
+  if (o.source_date_epoch) name += "-sde" + std::to_string(*o.source_date_epoch);
+  return name;
+}
+
+namespace {
+
+// The sidecar, when it vouches for this digest, file name, size and options.
+std::optional<Json> trusted_sidecar(const std::string& sqsh, const std::string& digest,
+                                    const ImportOptions& o) {
+  struct stat st {};
+  if (::lstat(sqsh.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  UniqueFd fd(::open(sidecar_path(sqsh).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd) return std::nullopt;
+  std::string text;
+  char buf[65536];
+  for (ssize_t n; (n = ::read(fd.get(), buf, sizeof buf)) > 0 && text.size() < (16u << 20);)
+    text.append(buf, static_cast<size_t>(n));
+  try {
+    Json j = Json::parse(text);
+    const std::string base = sqsh.substr(sqsh.rfind('/') + 1);
+    std::string image = j.value("image", "");
+    bool ok = j.value("image_digest", "") == digest && image.size() >= base.size() &&
+              image.substr(image.size() - base.size()) == base &&
+              j["sizes"].value("image_bytes", uint64_t(0)) == static_cast<uint64_t>(st.st_size) &&
+              j["compression"].value("requested", "") == std::string(sqsh::to_string(o.compressor)) &&
+              j["compression"].value("block_size", 0u) == o.block_size &&
+              j.value("xattrs_kept", false) == o.keep_xattrs;
+    if (ok) return j;
+  } catch (const std::exception&) {  // damaged or hostile: not trusted
+  }
+  return std::nullopt;
+}
+
+void remove_partials(const std::string& dir, const std::string& name) {
+  for (const auto& f : names_in(dir))
+    if (f.starts_with(name + ".sqsh") && f.find("partial") != std::string::npos)
+      (void)::unlink((dir + "/" + f).c_str());
+}
+
+void touch_used(const std::string& dir, const std::string& name) {
+  std::string p = dir + "/used/" + name + "." + std::to_string(getuid());
+  UniqueFd fd(::open(p.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644));
+  if (fd) (void)::futimens(fd.get(), nullptr);
+}
+
+}  // namespace
+
+SharedEntry PyxisCache::get(const std::string& digest, ImportOptions o, const std::string& lease_id,
+                            std::ostream& log) {
+  const std::string name = entry_name(digest, o);
+  for (const char* sub : {"/locks", "/leases", "/used"}) make_dirs(dir_ + sub, kShared);
+  const std::string sqsh = dir_ + "/" + name + ".sqsh";
+  const std::string lock_path = dir_ + "/locks/" + name + ".lock";
+  const std::string lease = dir_ + "/leases/" + name + "@" + lease_id;
+  char host[256] = {};
+  (void)gethostname(host, sizeof host - 1);
+  take_lease(lease, std::string(host) + " pid " + std::to_string(getpid()) + " owner " +
+                        std::to_string(lease_owner()) + " since " + std::to_string(std::time(nullptr)) +
+                        "\n");
+  auto waiting = [&](unsigned s) {
+    if (s == 1 || s % 10 == 0)
+      log << "trainimg: pyxis cache: waiting " << s << " s for another import of " << name << " in " << dir_
+          << "\n"
+          << std::flush;
+  };
+  PathLock ex;
+  try {
+    {
+      PathLock sh = PathLock::acquire(lock_path, /*shared=*/true, waiting);
+      if (auto j = trusted_sidecar(sqsh, digest, o)) {
+        touch_used(dir_, name);
+        return {sqsh, *j, false};
+      }
+    }
+    ex = PathLock::acquire(lock_path, /*shared=*/false, waiting);
+    if (auto j = trusted_sidecar(sqsh, digest, o)) {
+      touch_used(dir_, name);
+      return {sqsh, *j, false};
+    }
+    // Under the exclusive lock, partial files are those of killed builders.
+    remove_partials(dir_, name);
+    for (const std::string& p : {sqsh, sidecar_path(sqsh)})
+      if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
+        log << "trainimg: pyxis cache: " << p << " is not trusted (its sidecar does not vouch for " << digest
+            << ") and cannot be replaced: " << std::strerror(errno) << "; importing a private copy\n";
+        ex.release();
+        (void)::unlink(lease.c_str());
+        return {};
+      }
+    log << "trainimg: pyxis cache: importing " << o.source << " (" << digest << ") into " << sqsh << "\n"
+        << std::flush;
+    o.output = sqsh;
+    o.force = true;
+    ImportResult r = import_image(o);
+    for (const std::string& p : {sqsh, sidecar_path(sqsh)})
+      if (::chmod(p.c_str(), 0644) != 0) throw_errno(p, "chmod");
+    touch_used(dir_, name);
+    log << "trainimg: pyxis cache: published " << sqsh << "\n" << std::flush;
+    return {sqsh, r.sidecar, true};
+  } catch (...) {
+    (void)::unlink(lease.c_str());
+    if (ex.held()) {  // a failed build leaves nothing named after the digest
+      remove_partials(dir_, name);
+      ex.remove();
+    }
+    throw;
+  }
+}
+
+void PyxisCache::release(const std::string& lease_id) const {
+  const std::string suffix = "@" + lease_id;
+  for (const auto& f : names_in(dir_ + "/leases"))
+    if (f.size() > suffix.size() && f.ends_with(suffix)) {
+      std::string p = dir_ + "/leases/" + f;
+      if (::unlink(p.c_str()) != 0 && errno != ENOENT) throw_errno(p, "cannot remove the lease");
+    }
+}
+
+std::vector<SharedCacheItem> PyxisCache::list() const {
+  std::vector<SharedCacheItem> out;
+  const auto leases = names_in(dir_ + "/leases");
+  const auto used = names_in(dir_ + "/used");
+  for (const auto& f : names_in(dir_)) {
+    if (!f.starts_with("sha256-") || !f.ends_with(".sqsh") || f.size() < 7 + 64 + 5) continue;
+    SharedCacheItem it;
+    it.name = f.substr(0, f.size() - 5);
+    it.digest = "sha256:" + f.substr(7, 64);
+    if (!inspect::is_sha256_digest(it.digest)) continue;
+    const std::string sqsh = dir_ + "/" + f;
+    struct stat st {};
+    if (::lstat(sqsh.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    const uint64_t image_bytes = static_cast<uint64_t>(st.st_size);
+    it.bytes = image_bytes;
+    it.last_used = static_cast<int64_t>(st.st_mtime);
+    if (::lstat(sidecar_path(sqsh).c_str(), &st) == 0) it.bytes += static_cast<uint64_t>(st.st_size);
+    for (const auto& u : used)
+      if (u.starts_with(it.name + ".") && ::stat((dir_ + "/used/" + u).c_str(), &st) == 0)
+        it.last_used = std::max<int64_t>(it.last_used, st.st_mtime);
+    for (const auto& l : leases)
+      if (l.starts_with(it.name + "@") && is_live_lease(dir_ + "/leases/" + l)) it.leases++;
+    UniqueFd fd(::open(sidecar_path(sqsh).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (fd) {
+      std::ifstream in(sidecar_path(sqsh));
+      try {
+        Json j = Json::parse(in);
+        it.trusted = j.value("image_digest", "") == it.digest &&
+                     j["sizes"].value("image_bytes", uint64_t(0)) == image_bytes;
+      } catch (const std::exception&) {  // damaged: listed as untrusted
+      }
+    }
+    out.push_back(it);
+  }
+  std::sort(out.begin(), out.end(), [](const SharedCacheItem& a, const SharedCacheItem& b) {
+    return a.last_used != b.last_used ? a.last_used < b.last_used : a.name < b.name;
+  });
+  return out;
+}
+
+SharedPruneResult PyxisCache::prune(std::optional<uint64_t> max_size,
+                                    std::optional<int64_t> older_than_s) const {
+  SharedPruneResult r;
+  // Stale leases first: their keeper (or node) is gone.
+  for (const auto& l : names_in(dir_ + "/leases"))
+    if (remove_stale_lease(dir_ + "/leases/" + l)) r.stale_leases++;
+  auto items = list();
+  uint64_t total = 0;
+  for (const auto& it : items) total += it.bytes;
+  const int64_t now = static_cast<int64_t>(std::time(nullptr));
+  for (const auto& it : items) {
+    bool old = older_than_s && now - it.last_used > *older_than_s;
+    bool over = max_size && total > *max_size;
+    bool removed = false;
+    if (old || over) {
+      PathLock lock = PathLock::try_acquire(dir_ + "/locks/" + it.name + ".lock", false);
+      unsigned live = 0;
+      if (lock.held())
+        for (const auto& l : names_in(dir_ + "/leases"))
+          if (l.starts_with(it.name + "@") && is_live_lease(dir_ + "/leases/" + l)) live++;
+      if (!lock.held()) {
+        r.busy++;
+      } else if (live) {
+        r.leased++;
+      } else if (::unlink((dir_ + "/" + it.name + ".sqsh").c_str()) == 0) {
+        (void)::unlink(sidecar_path(dir_ + "/" + it.name + ".sqsh").c_str());
+        for (const auto& u : names_in(dir_ + "/used"))
+          if (u.starts_with(it.name + ".")) (void)::unlink((dir_ + "/used/" + u).c_str());
+        lock.remove();
+        removed = true;
+      }
+    }
+    if (removed) {
+      r.removed++;
+      r.removed_bytes += it.bytes;
+      total -= it.bytes;
+    } else {
+      r.kept++;
+      r.kept_bytes += it.bytes;
+    }
+  }
+  return r;
+}
+
+}  // namespace trainimg::builder
