@@ -5,6 +5,7 @@
 #include "inspect/host/rules.h"
 #include "inspect/inspect.h"
 #include "recipes/lint.h"
+#include "recipes/policy/policy.h"
 #include "recipes/recipe.h"
 
 namespace trainimg::cmd {
@@ -19,11 +20,12 @@ std::vector<RuleInfo> rule_catalogue() {
   add(inspect::image_rules());
   add(host::host_rules());
   add({host::fleet_drift_rule(), host::node_unreachable_rule()});
+  add({policy::ignore_expired_rule()});
   return out;
 }
 
 std::vector<std::string> rule_kinds() {
-  return {"dockerfile", "recipe", "image", "host", "fleet"};
+  return {"dockerfile", "recipe", "image", "host", "fleet", "policy"};
 }
 
 namespace {

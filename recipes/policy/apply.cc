@@ -74,19 +74,11 @@ void apply_policy(Report& r, const Policy& p, const std::string& today) {
   for (const auto& ig : p.ignores) {
     if (ig.until.empty() || ig.until >= today || !evaluated.count(ig.id)) continue;
     const RuleInfo& rule = ignore_expired_rule();
-    Diagnostic d;
-    d.severity = rule.severity;
-    d.rule_id = rule.id;
-    d.file = ig.at.file;
-    d.line = ig.at.line;
-    d.column = ig.at.column;
-    d.length = 1;
-    d.source_line = ig.line_text;
-    d.message = "the ignore of " + ig.id + (ig.path.empty() ? "" : " in " + ig.path) + " expired on " +
-                ig.until + " (reason: " + ig.reason + "): its findings are reported again";
-    d.hint = rule.fix;
-    d.seed = rule.seed;
-    r.findings.push_back(std::move(d));
+    r.findings.push_back(Finding(rule, "the ignore of " + ig.id + (ig.path.empty() ? "" : " in " + ig.path) +
+                                           " expired on " + ig.until + " (reason: " + ig.reason +
+                                           "): its findings are reported again")
+                             .in(ig.at.file)
+                             .at(ig.at.line, ig.at.column, 1, ig.line_text));
     any_expired = true;
   }
   if (any_expired && !evaluated.count(ignore_expired_rule().id)) r.rules.push_back(ignore_expired_rule());

@@ -28,7 +28,8 @@ const RuleInfo& ignore_expired_rule() {
       "an `ignore:` entry of .trainimg.yaml is past its `until` date: the findings it hid are reported again",
       "fix the findings, or renew the entry with a new `until` date and the reason it still holds",
       "issue 14 (policy)",
-      "policy"};
+      "policy",
+      "docs/policy.md#rules"};
   return k;
 }
 
