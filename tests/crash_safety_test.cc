@@ -62,6 +62,15 @@ bool run_and_kill(const std::string& cmd, int ms, const std::vector<std::string>
   return running;
 }
 
+// A kill can land after the output was published but before the process
+// exited; what it leaves then is the complete image, never a part of one.
+// True when `image` is a squashfs whose whole directory reads back with
+// every file of make_root(). (The sidecar is written after the image, so a
+// kill between the two leaves the image alone.)
+bool complete_image(const std::string& image) {
+  return sh("unsquashfs -l " + image + " 2>/dev/null | grep -c '/f[0-9]*$' | grep -qx 12") == 0;
+}
+
 // Random data compressed with xz: an import that takes a few seconds.
 void make_root(const std::string& root) {
   ASSERT_EQ(sh("mkdir -p " + root + " && for i in $(seq 1 12); do head -c 2000000 /dev/urandom > " + root +
@@ -99,6 +108,18 @@ void kill_during_import(const Case& c) {
       continue;
     }
     ++killed;
+    if (fs::exists(target + ".json") || (fs::exists(target) && sh("grep -qx old " + target) != 0)) {
+      // killed between publishing and exiting
+      if (fs::exists(target))
+        EXPECT_TRUE(complete_image(target)) << "after kill at " << ms << " ms: an incomplete " << target;
+      else
+        ADD_FAILURE() << "after kill at " << ms << " ms: a sidecar without its image";
+      fs::remove(target + ".json");
+      if (c.force)
+        sh("echo old > " + target);
+      else
+        fs::remove(target);
+    }
     for (const auto& n : names(out.p)) {
       if (before.count(n)) continue;
       // Nothing new but, on the named path, the killed writer's partial file.
@@ -147,10 +168,21 @@ TEST(CrashSafety, KillDuringPyxisImporterGetLeavesNoImage) {
     if (!run_and_kill(kBin + " pyxis-importer get dir:" + src / "root", ms, env)) continue;  // it finished
     ++killed;
     // Whatever directories it made, no file is left in them: the step's
-    // image is an O_TMPFILE inode until it is complete.
-    for (const auto& e : fs::recursive_directory_iterator(run.p))
-      EXPECT_FALSE(e.is_regular_file())
-          << e.path() << " left by pyxis-importer get killed at " << ms << " ms";
+    // image is an O_TMPFILE inode until it is complete. A kill that lands
+    // after the publish finds the complete image and its sidecar.
+    for (const auto& e : fs::recursive_directory_iterator(run.p)) {
+      if (!e.is_regular_file()) continue;
+      const std::string p = e.path().string();
+      const bool image = p.size() > 5 && p.compare(p.size() - 5, 5, ".sqsh") == 0;
+      const bool sidecar = p.size() > 10 && p.compare(p.size() - 10, 10, ".sqsh.json") == 0;
+      if (image)
+        EXPECT_TRUE(complete_image(p)) << p << " is incomplete after a kill at " << ms << " ms";
+      else if (sidecar)
+        EXPECT_TRUE(complete_image(p.substr(0, p.size() - 5)))
+            << p << " left without its complete image after a kill at " << ms << " ms";
+      else
+        ADD_FAILURE() << p << " left by pyxis-importer get killed at " << ms << " ms";
+    }
   }
   EXPECT_GT(killed, 0);
 }
