@@ -2,6 +2,8 @@
 #include "common/version.h"
 
 #include <cctype>
+#include <charconv>
+#include <limits>
 
 namespace trainimg {
 
@@ -53,7 +55,10 @@ Parts split(std::string_view v) {
     bool digits = c > 0;
     for (size_t k = 0; k < c; ++k) digits = digits && std::isdigit(static_cast<unsigned char>(v[k]));
     if (digits) {
-      p.epoch = std::stol(std::string(v.substr(0, c)));
+      // dpkg refuses an epoch above INT_MAX; a comparison has no way to
+      // refuse, so a longer one saturates (it still sorts after the rest).
+      if (std::from_chars(v.data(), v.data() + c, p.epoch).ec == std::errc::result_out_of_range)
+        p.epoch = std::numeric_limits<long>::max();
       v.remove_prefix(c + 1);
     }
   }

@@ -17,6 +17,14 @@ TEST(Version, EpochAndRevisionAndTilde) {
   EXPECT_LT(compare_versions("2.0~rc1", "2.0"), 0);
 }
 
+// Found by fuzz_host (an EFA manifest line): an epoch past `long` threw
+// std::out_of_range out of a comparison.
+TEST(Version, AnEpochTooLongForALongSortsLastAndDoesNotThrow) {
+  EXPECT_GT(compare_versions("77777777777777777777777777777:1.0", "9:1.0"), 0);
+  EXPECT_EQ(compare_versions("77777777777777777777777777777:1.0", "88888888888888888888888888:1.0"), 0);
+  EXPECT_LT(compare_versions("1:2.0", "77777777777777777777777777777:1.0"), 0);
+}
+
 TEST(Version, ReleaseDropsVendorSuffixAndRevision) {
   EXPECT_EQ(release_of("2.6.0amzn1.0"), "2.6.0");
   EXPECT_EQ(release_of("1.21.1-1"), "1.21.1");
