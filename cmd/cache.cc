@@ -11,8 +11,7 @@
 #include "cmd/command.h"
 #include "common/error.h"
 #include "common/report.h"
-#include "inspect/registry/blob_cache.h"
-#include "inspect/sources/registry_source.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::cmd {
 
