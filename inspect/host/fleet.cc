@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inspect/host/fleet.h"
-
 #include <algorithm>
 #include <map>
 #include <sstream>
 
 #include "common/report.h"
 #include "common/xml.h"
+#include "inspect/host/rules.h"
 #include "inspect/sources/digest.h"
 
 namespace trainimg::host {

@@ -5,7 +5,7 @@
 #include <regex>
 
 #include "common/error.h"
-#include "inspect/host/checkers.h"
+#include "inspect/host/parsers.h"
 #include "inspect/host/rules.h"
 
 namespace trainimg::host {

@@ -4,7 +4,7 @@
 #include <map>
 #include <regex>
 
-#include "inspect/host/checkers.h"
+#include "inspect/host/parsers.h"
 
 namespace trainimg::host {
 

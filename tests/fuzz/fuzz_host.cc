@@ -2,7 +2,6 @@
 // The host output parsers (inspect/host/parsers.h, checkers.h): the first
 // byte picks the parser, the rest is the tool's output. The checks that
 // follow a parser run on what it returned.
-#include "inspect/host/checkers.h"
 #include "inspect/host/parsers.h"
 #include "tests/fuzz/fuzz_support.h"
 
