@@ -128,8 +128,6 @@ std::vector<std::pair<std::string, std::string>> fact_rows(const HostProfile& p)
 // How a probe is run. The capture code sees only ProbeRunner: ExecRunner runs
 // the real commands (posix_spawn, no shell, pipes, a timeout), ReplayRunner
 // reads a bundle directory written by `trainimg host bundle`.
-// The probes of seed 000 "Host validation" (plus the CUDA driver, Lustre,
-// nvidia-fs and LNet facts of seed 004), run in parallel into a HostProfile.
 
 struct ProbeSpec {
   enum class Kind {
@@ -187,6 +185,9 @@ class ReplayRunner : public ProbeRunner {
  private:
   std::string dir_;
 };
+
+// The probes of seed 000 "Host validation" (plus the CUDA driver, Lustre,
+// nvidia-fs and LNet facts of seed 004), run in parallel into a HostProfile.
 
 /// Every probe, in a fixed order; ids are the bundle file names.
 const std::vector<ProbeSpec>& probe_specs();
@@ -285,8 +286,6 @@ HostCheckResult check_host(const HostProfile& p, const Expectations& e, const Ho
 // runs kernel 7.0.0-1015-aws, 999 nodes run 7.0.0-1014-aws"); a node that
 // gave no profile is `node-unreachable`. How the profiles are gathered
 // (srun, a directory) is the caller's business (builder/slurm.h).
-// `host diff`: the facts that differ between nodes (seed 000: every node of a
-// training job must share one environment).
 
 inline constexpr std::string_view kFleetSchema = "trainimg.fleet/v1";
 
@@ -342,6 +341,8 @@ std::string drain_reason(const FleetNode& n);
 /// Lines "trainimg: RULE: MESSAGE" for every error (the node gate's stderr).
 std::vector<std::string> error_lines(const std::vector<Diagnostic>& findings);
 
+// `host diff`: the facts that differ between nodes (seed 000: every node of a
+// training job must share one environment).
 struct FleetDiff {
   std::vector<std::string> nodes;  ///< column names (hostname, else file name)
   /// Fact name -> one value per node ("-" when unknown), only facts that differ.
@@ -355,7 +356,7 @@ FleetDiff diff_profiles(const std::vector<std::pair<std::string, HostProfile>>& 
 std::string render_fleet_table(const FleetDiff& d);
 
 // ----------------------------------------------------------- file checkers
-// The file checkers: NCCL_DEBUG=INFO logs (seeds 000, 002), nccl-tests
+// NCCL_DEBUG=INFO logs (seeds 000, 002), nccl-tests
 // tables (seed 000 "Single-node NCCL check"), and GDS (seed 004):
 // `gdscheck -p`, nvidia-fs counters and LNet EFA counters before/after gdsio.
 // Parsers throw trainimg::Error (line:col) for text that cannot be the tool's

@@ -3,7 +3,7 @@
 // inspect/registry/reference.h), without a Docker daemon: the manifest
 // (through a manifest list / OCI index by platform), the config and every
 // layer fetched by inspect/registry/client.h into the blob cache
-// (inspect/registry/blob_cache.h). Each blob is hashed while it streams and
+// (registry::BlobCache, inspect/inspect.h). Each blob is hashed while it streams and
 // checked against its digest and size before it is published; a mismatch
 // discards it. Layers download in parallel (SourceOptions::max_connections)
 // while walk() reads them in order, each as soon as it is complete, through
