@@ -6,7 +6,7 @@
 #include "common/report.h"
 #include "common/xml.h"
 #include "inspect/host/rules.h"
-#include "inspect/sources/digest.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::host {
 
