@@ -99,6 +99,28 @@ TEST(RenderJunit, OneTestcasePerRuleFailureForFinding) {
   EXPECT_NE(x.find("tests=\"2\" failures=\"1\""), std::string::npos);
 }
 
+TEST(RenderJunit, SuppressedFindingsAreNoFailuresAndShownOnlyWhenAsked) {
+  Report r;
+  r.kind = "lint";
+  r.rules.push_back(RuleInfo{"a", Severity::Error, "s", "f", "", "lint"});
+  Diagnostic d;
+  d.rule_id = "a";
+  d.file = "Dockerfile";
+  d.line = 3;
+  d.message = "hidden";
+  r.suppressed.push_back(Suppressed{d, "ignore", "vendor image, fixed upstream", ".trainimg.yaml:4:5"});
+  std::string x = render_junit(r);
+  EXPECT_NE(x.find("tests=\"1\" failures=\"0\""), std::string::npos) << x;
+  EXPECT_EQ(x.find("hidden"), std::string::npos) << x;
+  r.show_suppressed = true;
+  x = render_junit(r);
+  EXPECT_NE(x.find("tests=\"1\" failures=\"0\""), std::string::npos) << x;
+  EXPECT_NE(x.find("<system-out>suppressed by ignore (.trainimg.yaml:4:5): vendor image, fixed upstream: "
+                   "Dockerfile:3"),
+            std::string::npos)
+      << x;
+}
+
 TEST(AtomicFile, UncommittedLeavesNothingBehind) {
   auto dir = std::filesystem::temp_directory_path() / ("atomic-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // JUnit XML: one testcase per evaluated rule, a <failure> per finding at
 // error/warning severity (infos go to system-out), so CI dashboards show
-// every rule as a passing or failing check.
+// every rule as a passing or failing check. Findings policy suppressed are
+// no failures; with --show-suppressed they are listed in system-out.
 #include <sstream>
 
 #include "common/report.h"
@@ -20,8 +21,10 @@ std::string xml_escape(const std::string& s) {
       case '"': o += "&quot;"; break;
       case '\'': o += "&apos;"; break;
       default:
-        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') o += "?";
-        else o += static_cast<char>(c);
+        if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
+          o += "?";
+        else
+          o += static_cast<char>(c);
     }
   }
   return o;
@@ -33,7 +36,9 @@ std::string render_junit(const Report& r) {
   for (const auto& d : r.findings) {
     bool known = false;
     for (const auto& ru : rules) known = known || ru.id == d.rule_id;
-    if (!known) rules.push_back(RuleInfo{d.rule_id.empty() ? "trainimg" : d.rule_id, d.severity, d.message, d.hint, d.seed, ""});
+    if (!known)
+      rules.push_back(
+          RuleInfo{d.rule_id.empty() ? "trainimg" : d.rule_id, d.severity, d.message, d.hint, d.seed, ""});
   }
   int failures = 0;
   std::ostringstream cases;
@@ -53,8 +58,19 @@ std::string render_junit(const Report& r) {
               "</failure>\n";
       ++failures;
     }
-    cases << "    <testcase classname=\"trainimg." << xml_escape(r.kind) << "\" name=\"" << xml_escape(rule.id)
-          << "\"";
+    // What policy hid stays out of the failures; --show-suppressed lists it
+    // in the rule's output, with who hid it and why (as the text report).
+    if (r.show_suppressed)
+      for (const auto& sp : r.suppressed) {
+        const Diagnostic& d = sp.finding;
+        if ((d.rule_id.empty() ? std::string("trainimg") : d.rule_id) != rule.id) continue;
+        std::string where = d.location().empty() ? d.path : d.location();
+        out += "suppressed by " + sp.by + (sp.where.empty() ? "" : " (" + sp.where + ")") + ": " + sp.reason +
+               ": " + (where.empty() ? "" : where + ": ") + std::string(to_string(d.severity)) + ": " +
+               d.message + "\n";
+      }
+    cases << "    <testcase classname=\"trainimg." << xml_escape(r.kind) << "\" name=\""
+          << xml_escape(rule.id) << "\"";
     if (body.empty() && out.empty()) {
       cases << "/>\n";
     } else {
@@ -67,8 +83,8 @@ std::string render_junit(const Report& r) {
   for (const auto& i : r.inputs) inputs += (inputs.empty() ? "" : " ") + i;
   std::ostringstream o;
   o << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    << "<testsuites name=\"trainimg " << xml_escape(r.kind) << "\" tests=\"" << rules.size() << "\" failures=\""
-    << failures << "\">\n"
+    << "<testsuites name=\"trainimg " << xml_escape(r.kind) << "\" tests=\"" << rules.size()
+    << "\" failures=\"" << failures << "\">\n"
     << "  <testsuite name=\"" << xml_escape(r.kind + (inputs.empty() ? "" : ": " + inputs)) << "\" tests=\""
     << rules.size() << "\" failures=\"" << failures << "\" errors=\"0\">\n"
     << cases.str() << "  </testsuite>\n</testsuites>\n";

@@ -33,6 +33,8 @@ nlohmann::json parse_json(const std::string& endpoint, const std::string& path, 
     return nlohmann::json::parse(body);
   } catch (const nlohmann::json::parse_error& e) {
     throw Error(endpoint, "GET " + path + ": the daemon's answer is not JSON: " + e.what());
+  } catch (const nlohmann::json::out_of_range& e) {  // a number no double holds ("1e999")
+    throw Error(endpoint, "GET " + path + ": the daemon's answer is not JSON: " + e.what());
   }
 }
 

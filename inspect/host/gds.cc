@@ -2,6 +2,7 @@
 // GDS inputs of seed 004: the `gdscheck -p` report, and the LNet checks of
 // `gds check` (interface list and send/recv counters).
 #include <algorithm>
+#include <limits>
 #include <regex>
 
 #include "common/error.h"
@@ -31,9 +32,10 @@ GdscheckReport parse_gdscheck(std::string_view text) {
       size_t colon = line.find(':');
       g.exascaler = std::string(trim(colon == std::string::npos ? "" : std::string_view(line).substr(colon + 1)));
       g.exascaler_line = n;
-    } else if (std::regex_search(line, m, kGpu)) {
+    } else if (auto idx = std::regex_search(line, m, kGpu) ? to_int(m[1].str()) : std::nullopt;
+               idx && *idx <= std::numeric_limits<int>::max()) {  // an index no int holds is no GPU line
       GdscheckReport::GpuLine gl;
-      gl.index = std::stoi(m[1].str());
+      gl.index = static_cast<int>(*idx);
       gl.supports_gds = line.find("supports GDS") != std::string::npos;
       gl.line = n;
       g.gpus.push_back(gl);

@@ -147,5 +147,16 @@ TEST(NvidiaFsVersion, TwoPartVersionsCompareOnTwoParts) {
   EXPECT_EQ(c.findings.size(), 1u);
 }
 
+// Found by fuzz_host: a GPU index no int holds threw std::out_of_range out
+// of the parser; such a line is no GPU line.
+TEST(Gdscheck, AGpuIndexNoIntHoldsIsNoGpuLine) {
+  GdscheckReport g = parse_gdscheck(
+      "GPU index 99999999999999999999 NVIDIA <GPU> bar:1 supports GDS\n"
+      "GPU index 0 NVIDIA <GPU> bar:1 bar size (MiB):262144 supports GDS, IOMMU State: Disabled\n");
+  ASSERT_EQ(g.gpus.size(), 1u);
+  EXPECT_EQ(g.gpus[0].index, 0);
+  EXPECT_EQ(g.gpus[0].line, 2);
+}
+
 }  // namespace
 }  // namespace trainimg::host

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // NCCL_DEBUG=INFO logs: every line "host:pid:tid [dev] NCCL INFO …", possibly
 // behind an srun label or timestamp, ranks interleaved.
+#include <limits>
 #include <map>
 #include <regex>
 
@@ -43,7 +44,9 @@ NcclLog parse_nccl_log(std::string_view text) {
     } else if (std::regex_search(msg, mm, kProvider)) {
       p.provider = mm[1].str();
       if (mm[2].matched) p.fabric = mm[2].str();
-      p.nics = std::stoi(mm[3].str());
+      // A count no int holds is no count NCCL printed: left unknown.
+      if (auto v = to_int(mm[3].str()); v && *v <= std::numeric_limits<int>::max())
+        p.nics = static_cast<int>(*v);
       p.provider_line = n;
     }
   }

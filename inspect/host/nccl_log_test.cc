@@ -79,5 +79,16 @@ TEST(NcclLog, AcceptsTheOlderProviderLine) {
   EXPECT_THAT(out.findings, IsEmpty());
 }
 
+// Found by fuzz_host: a count no int holds threw std::out_of_range out of
+// the parser; it is no count NCCL printed, so it is left unknown.
+TEST(NcclLog, ANicCountNoIntHoldsIsUnknownNotAThrow) {
+  std::string text =
+      "ip-1:5:5 [0] NCCL INFO NET/OFI Selected provider is efa (found 99999999999999999999 nics)\n";
+  NcclLog log = parse_nccl_log(text);
+  ASSERT_EQ(log.processes.size(), 1u);
+  EXPECT_EQ(log.processes[0].provider, "efa");
+  EXPECT_FALSE(log.processes[0].nics.has_value());
+}
+
 }  // namespace
 }  // namespace trainimg::host

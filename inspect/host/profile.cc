@@ -137,6 +137,8 @@ class Reader {
       d.length = 1;
       d.source_line = std::string(src_.line_text(lc.line));
       throw Error(d);
+    } catch (const Json::out_of_range& e) {  // a number no double holds ("1e999"): no position given
+      throw Error(file_, std::string("invalid JSON: ") + e.what());
     }
   }
 

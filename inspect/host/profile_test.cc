@@ -100,6 +100,13 @@ TEST(HostProfile, PositionsMalformedJson) {
   EXPECT_EQ(error_of("[1]"), "h.json:1:1: a host profile must be a JSON object, not array");
 }
 
+// nlohmann throws out_of_range, not parse_error, for a number no double
+// holds; it must still be the one-line "invalid JSON" error.
+TEST(HostProfile, ANumberNoDoubleHoldsIsInvalidJson) {
+  EXPECT_EQ(error_of("{\"schema\": \"trainimg.host/v1\", \"x\": 1e999}"),
+            "h.json: invalid JSON: [json.exception.out_of_range.406] number overflow parsing '1e999'");
+}
+
 TEST(HostProfile, IgnoresUnknownFieldsForwardCompatibly) {
   HostProfile p = parse_profile("{\"schema\": \"trainimg.host/v1\", \"facts\": {\"kernel\": \"k\", \"future\": 1}}");
   EXPECT_EQ(p.kernel, "k");

@@ -36,6 +36,8 @@ json parse_json(std::string_view text, const std::string& file, const std::strin
     return json::parse(text);
   } catch (const json::parse_error& e) {
     throw Error(file, what + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
+  } catch (const json::out_of_range& e) {  // a number no double holds ("1e999"): nlohmann gives no position
+    throw Error(file, what + ": invalid JSON: " + e.what());
   }
 }
 

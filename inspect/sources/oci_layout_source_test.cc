@@ -137,6 +137,10 @@ TEST(OciLayoutHostile, GarbageIndexAndMalformedDigestsAreErrors) {
   write_oci_layout(sample_image(), tmp / "oci");
   write_bytes(tmp / "oci/index.json", "{\"manifests\": [ garbage");
   expect_error(tmp / "oci", "index.json: invalid JSON at byte");
+  // Found by fuzz_oci_layout and fuzz_registry: a number no double holds is
+  // nlohmann's out_of_range, not its parse_error; it escaped as a crash.
+  write_bytes(tmp / "oci/index.json", "{\"schemaVersion\": 2, \"manifests\": [], \"x\": 5e731}");
+  expect_error(tmp / "oci", "index.json: invalid JSON: [json.exception.out_of_range.406] number overflow");
   write_bytes(tmp / "oci/index.json",
               R"({"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json",)"
               R"("digest":"sha256:../../../etc/passwd","size":10}]})");

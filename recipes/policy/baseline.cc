@@ -115,6 +115,8 @@ Baseline read_baseline(const std::string& path) {
     d.message = "not JSON: " + std::string(e.what());
     d.hint = "write one with --write-baseline FILE";
     throw Error(d);
+  } catch (const nlohmann::json::out_of_range& e) {  // a number no double holds ("1e999"): no position
+    throw Error(path, "not JSON: " + std::string(e.what()), "write one with --write-baseline FILE");
   }
   auto bad = [&](const std::string& what) {
     throw Error(path, "not a " + std::string(kBaselineSchema) + " baseline: " + what,
