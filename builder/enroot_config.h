@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::builder {
 

@@ -15,10 +15,8 @@
 #include "builder/pyxis_cache.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
-#include "inspect/host/profile.h"
+#include "inspect/host.h"
 #include "inspect/inspect.h"
-#include "inspect/sources/digest.h"
-#include "inspect/sources/registry_source.h"
 
 namespace trainimg::builder {
 

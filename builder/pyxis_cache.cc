@@ -19,8 +19,7 @@
 
 #include "builder/publish.h"
 #include "common/error.h"
-#include "inspect/registry/blob_cache.h"
-#include "inspect/sources/digest.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::builder {
 namespace {

@@ -5,7 +5,7 @@
 //   DIR/sha256-HEX-zstd3-1M.sqsh        the image, mode 0644
 //   DIR/sha256-HEX-zstd3-1M.sqsh.json   its sidecar (digest, options, the
 //                                       inspection's verdict and facts)
-//   DIR/locks/NAME.lock                 the per-entry flock (inspect/registry/blob_cache.h PathLock)
+//   DIR/locks/NAME.lock                 the per-entry flock (inspect/inspect.h registry::PathLock)
 //   DIR/leases/NAME@HOST.UID.JOB.STEP   one lease per job step using the entry
 //   DIR/used/NAME.UID                   touched at every use (last use, for prune)
 // The first caller builds the entry under the exclusive lock while the

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "common/error.h"
-#include "inspect/host/runner.h"
+#include "inspect/host.h"
 
 namespace trainimg::builder {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "inspect/host/fleet.h"
+#include "inspect/host.h"
 
 namespace trainimg::builder {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // trainimg cache ls [--format text|json] | prune [--max-size SIZE]
-// [--older-than DURATION]: the registry blob cache (inspect/registry/blob_cache.h),
+// [--older-than DURATION]: the registry blob cache (inspect/inspect.h, registry::BlobCache),
 // or with --pyxis-cache DIR the shared .sqsh cache of the Pyxis importer
 // (builder/pyxis_cache.h); and the docker:// flags that inspect and import share.
 #include <ctime>
@@ -11,8 +11,7 @@
 #include "cmd/command.h"
 #include "common/error.h"
 #include "common/report.h"
-#include "inspect/registry/blob_cache.h"
-#include "inspect/sources/registry_source.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::cmd {
 

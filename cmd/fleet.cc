@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // trainimg fleet check (issue 12): every node's profile through srun (or
-// --profiles DIR), judged by inspect/host/fleet.h; --drain through scontrol.
+// --profiles DIR), judged by inspect/host.h (judge_fleet); --drain through scontrol.
 #include <sys/stat.h>
 #include <unistd.h>
 

@@ -11,6 +11,7 @@
 #include "cmd/command.h"
 #include "common/atomic_file.h"
 #include "common/report.h"
+#include "inspect/host.h"
 
 namespace trainimg::cmd {
 

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "cmd/rule_catalogue.h"
 
-#include "inspect/host/fleet.h"
-#include "inspect/host/rules.h"
+#include "inspect/host.h"
 #include "inspect/inspect.h"
 #include "recipes/lint.h"
 #include "recipes/policy/policy.h"

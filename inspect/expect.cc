@@ -4,6 +4,7 @@
 
 #include "common/error.h"
 #include "common/version.h"
+#include "inspect/host.h"
 #include "inspect/inspect.h"
 
 namespace trainimg::inspect {

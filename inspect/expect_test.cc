@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "inspect/host.h"
 #include "inspect/inspect.h"
 
 namespace trainimg::inspect {

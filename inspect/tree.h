@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::inspect {
 
@@ -191,8 +191,5 @@ using CaptureFn = std::function<nlohmann::json(const Entry&, ContentReader&)>;
 /// the image's size). `remember`: base names find_named() must answer.
 MergedTree build_tree(ImageSource& src, const WantFn& want, const CaptureFn& capture,
                       const std::vector<std::string>& remember = {});
-
-/// "/a/./b/../c" -> "/a/c"; never above "/". Used for tar names too.
-std::string normalize_path(const std::string& p);
 
 }  // namespace trainimg::inspect

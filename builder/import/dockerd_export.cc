@@ -10,9 +10,7 @@
 
 #include "common/error.h"
 #include "common/fd.h"
-#include "inspect/engine/engine.h"
-#include "inspect/sources/image_config.h"
-#include "inspect/sources/tar_layer.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::builder {
 

@@ -25,7 +25,7 @@
 #include <optional>
 #include <string>
 
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::builder {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::builder {
 

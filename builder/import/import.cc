@@ -19,6 +19,8 @@
 // or `created`, every later mtime is clamped to it, and for dockerd:// the
 // entries `docker create` always writes get it, so the output is a function
 // of the image alone (docs/import.md, "Reproducibility").
+#include "builder/import.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,7 +31,6 @@
 #include <vector>
 
 #include "builder/enroot_config.h"
-#include "builder/import.h"
 #include "builder/import/dockerd_export.h"
 #include "builder/import/fixup.h"
 #include "builder/import/merge.h"
@@ -38,8 +39,6 @@
 #include "common/error.h"
 #include "common/version_info.h"
 #include "inspect/inspect.h"
-#include "inspect/source.h"
-#include "inspect/tree.h"
 
 namespace trainimg::builder {
 

@@ -25,7 +25,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::builder {
 

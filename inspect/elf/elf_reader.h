@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::inspect::elf {
 

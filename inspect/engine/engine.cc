@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inspect/engine/engine.h"
-
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -8,6 +6,7 @@
 #include "common/error.h"
 #include "common/version.h"
 #include "inspect/engine/transfer.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::inspect::engine {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "inspect/curl_util.h"
-#include "inspect/engine/engine.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::inspect::engine {
 

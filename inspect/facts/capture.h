@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::inspect::facts {
 

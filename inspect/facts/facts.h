@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "inspect/facts/text_parsers.h"
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::inspect::facts {
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inspect/host/diff.h"
-
 #include <algorithm>
 #include <map>
+
+#include "inspect/host.h"
 
 namespace trainimg::host {
 

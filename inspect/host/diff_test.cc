@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inspect/host/diff.h"
-
 #include <gtest/gtest.h>
 
+#include "inspect/host.h"
 #include "inspect/host/test_support.h"
 
 namespace trainimg::host {

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inspect/host/fleet.h"
-
 #include <algorithm>
 #include <map>
 #include <sstream>
 
 #include "common/report.h"
 #include "common/xml.h"
-#include "inspect/sources/digest.h"
+#include "inspect/host/rules.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::host {
 

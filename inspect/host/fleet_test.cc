@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // judge_fleet on the seed 000 P6-B200 fixture (tests/fixtures/host): drift
 // against the majority, outliers named, unreachable nodes, grouping.
-#include "inspect/host/fleet.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "inspect/host/rules.h"
 #include "inspect/host/test_support.h"
 
 namespace trainimg::host {

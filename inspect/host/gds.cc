@@ -6,7 +6,6 @@
 #include <regex>
 
 #include "common/error.h"
-#include "inspect/host/checkers.h"
 #include "inspect/host/parsers.h"
 #include "inspect/host/rules.h"
 

@@ -2,7 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "inspect/host/checkers.h"
+#include "inspect/host/parsers.h"
 #include "inspect/host/rules.h"
 #include "inspect/host/test_support.h"
 

@@ -5,7 +5,6 @@
 #include <map>
 #include <regex>
 
-#include "inspect/host/checkers.h"
 #include "inspect/host/parsers.h"
 
 namespace trainimg::host {

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <charconv>
 
-#include "inspect/host/checkers.h"
+#include "inspect/host/parsers.h"
 
 namespace trainimg::host {
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "inspect/host/checkers.h"
+#include "inspect/host/parsers.h"
 #include "inspect/host/test_support.h"
 
 namespace trainimg::host {

@@ -13,7 +13,7 @@
 #include <string_view>
 #include <vector>
 
-#include "inspect/host/profile.h"
+#include "inspect/host.h"  // NvfsStats, parse_nvfs_stats, LnetNi, parse_lnet
 
 namespace trainimg::host {
 
@@ -81,31 +81,5 @@ std::vector<std::string> parse_showhold(std::string_view text);
 bool kernel_is_held(const std::vector<std::string>& held);
 /// `lfs --version` ("lfs 2.15.6").
 std::optional<std::string> parse_lfs_version(std::string_view text);
-
-/// /proc/driver/nvidia-fs/stats: `Key : a=1 b=2` lines as key -> fields, and
-/// the versions of the header lines.
-struct NvfsStats {
-  std::optional<std::string> driver_version;  ///< "NVFS Driver(version: 2.30.2)"
-  std::optional<std::string> gds_version;     ///< "GDS Version: 1.19.1.25"
-  /// "Mmap" -> {"n": 4, "ok": 4, "err": 0, "munmap": 4}; each with its line.
-  struct Counter {
-    std::map<std::string, long long> fields;
-    int line = 0;
-  };
-  std::map<std::string, Counter> counters;
-};
-/// Throws when a `key=value` counter value is not an integer (e.g. "1,024").
-NvfsStats parse_nvfs_stats(std::string_view text, const std::string& file);
-
-/// One LNet network interface of `lnetctl net show --net efa [-v]`.
-struct LnetNi {
-  std::string nid;     ///< "10.0.0.5@efa" (empty for grep'd counter lines)
-  std::string status;  ///< "up", "down", or empty
-  std::optional<long long> send_count, recv_count;
-  int line = 0;
-};
-/// Accepts the full YAML-like output, its -v form, or only the
-/// `send_count:`/`recv_count:` lines that `grep -E` leaves.
-std::vector<LnetNi> parse_lnet(std::string_view text, const std::string& file);
 
 }  // namespace trainimg::host

@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inspect/host/probes.h"
-
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -12,6 +10,7 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "inspect/host.h"
 #include "inspect/host/parsers.h"
 
 namespace trainimg::host {

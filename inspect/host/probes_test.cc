@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inspect/host/probes.h"
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 
+#include "inspect/host.h"
 #include "inspect/host/test_support.h"
 
 namespace trainimg::host {

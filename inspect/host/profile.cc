@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inspect/host/profile.h"
-
 #include <variant>
 
 #include "common/error.h"
 #include "common/source_file.h"
+#include "inspect/host.h"
 
 namespace trainimg::host {
 

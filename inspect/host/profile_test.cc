@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inspect/host/profile.h"
-
 #include <gtest/gtest.h>
 
 #include "common/error.h"
+#include "inspect/host.h"
 
 namespace trainimg::host {
 namespace {

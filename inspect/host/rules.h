@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The host rules of domain.md §6 (seed 000 expected results, seed 004 GDS
 // judgement). One file per rule under inspect/host/rules/; this header is
-// their shared contract and the explicit list (no self-registration).
+// their shared contract (internal to the host library). The public part,
+// the explicit list (no self-registration) and check_host(), is in
+// inspect/host.h.
 #pragma once
 
 #include <optional>
@@ -11,34 +13,9 @@
 #include <vector>
 
 #include "common/diagnostic.h"
-#include "inspect/host/profile.h"
+#include "inspect/host.h"
 
 namespace trainimg::host {
-
-/// `--expect gpus=8,efas=8,gpu-model=B200,efa-driver>=3.3.0,kernel=…`.
-struct Expectations {
-  std::optional<int> gpus;
-  std::optional<int> efas;
-  std::optional<std::string> gpu_model;       ///< a word of the nvidia-smi name ("B200")
-  std::optional<std::string> efa_driver_min;  ///< efa-driver>=X
-  std::optional<std::string> efa_driver;      ///< efa-driver=X (same release)
-  std::optional<std::string> kernel;          ///< the recorded AMI kernel
-  std::optional<std::string> nvidia_fs_min;   ///< nvidia-fs>=X
-  std::optional<bool> lustre;                 ///< lustre=yes|no
-  std::optional<bool> gds;                    ///< gds=yes|no
-  std::optional<int> lnet_efas;               ///< lnet-efas=N (default: efas)
-  /// Rule ids some key names (gpus -> gpu-count, kernel -> kernel-changed,
-  /// fabric-manager=yes -> fabric-manager, …): for those an input that was
-  /// not captured is a failure, not "cannot tell".
-  std::set<std::string> named;
-  bool strict = false;  ///< --strict: every uncaptured input is a failure
-};
-/// Parses the comma-separated list. Throws Error (file "--expect", column of
-/// the bad item) for an unknown key, a missing operator or a bad value.
-Expectations parse_expectations(std::string_view spec);
-
-/// The minimum nvidia-fs version FSx for Lustre needs (seed 004 box).
-inline constexpr std::string_view kDefaultMinNvidiaFs = "2.24.2";
 
 /// What every rule sees.
 struct HostContext {
@@ -73,23 +50,6 @@ struct HostContext {
              const std::optional<std::string>& base) const;
 };
 
-// --- rule descriptions (one per file under rules/) ---
-const RuleInfo& gpu_count_rule();
-const RuleInfo& fabric_manager_rule();
-const RuleInfo& efa_driver_rule();
-const RuleInfo& efa_device_count_rule();
-const RuleInfo& gdrcopy_rule();
-const RuleInfo& memlock_rule();
-const RuleInfo& nvme_mount_rule();
-const RuleInfo& kernel_changed_rule();
-const RuleInfo& lustre_client_rule();
-const RuleInfo& nvidia_fs_rule();
-const RuleInfo& lnet_efa_rule();
-const RuleInfo& gdscheck_rule();
-const RuleInfo& gds_compat_mode_rule();
-const RuleInfo& nccl_log_rule();
-const RuleInfo& nccl_tests_rule();
-
 // --- the profile rules ---
 void check_gpu_count(const HostContext& c);
 void check_fabric_manager(const HostContext& c);
@@ -102,18 +62,5 @@ void check_kernel_changed(const HostContext& c);
 void check_lustre_client(const HostContext& c);
 void check_nvidia_fs(const HostContext& c);
 void check_lnet_efa(const HostContext& c);
-
-/// Every host rule (domain "host"), in domain.md §6 order.
-std::vector<RuleInfo> host_rules();
-/// The rules `host check` evaluates on a profile (the first eleven).
-std::vector<RuleInfo> profile_rules();
-
-struct HostCheckResult {
-  std::vector<Diagnostic> findings;
-  std::vector<std::string> notes;
-};
-/// Runs every profile rule.
-HostCheckResult check_host(const HostProfile& p, const Expectations& e, const HostProfile* baseline,
-                           const std::string& file, const std::string& baseline_file = {});
 
 }  // namespace trainimg::host

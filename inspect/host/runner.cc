@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inspect/host/runner.h"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -19,6 +17,7 @@
 #include <memory>
 
 #include "common/fd.h"
+#include "inspect/host.h"
 
 extern char** environ;
 

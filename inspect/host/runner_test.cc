@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // ExecRunner runs real commands on this machine; ReplayRunner reads fixtures.
-#include "inspect/host/runner.h"
-
 #include <gtest/gtest.h>
 
+#include "inspect/host.h"
 #include "inspect/host/test_support.h"
 
 namespace trainimg::host {

@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inspect/registry/blob_cache.h"
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
@@ -14,6 +12,7 @@
 #include <ctime>
 
 #include "common/error.h"
+#include "inspect/inspect.h"
 #include "inspect/sources/digest.h"
 
 namespace trainimg::inspect::registry {

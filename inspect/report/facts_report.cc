@@ -3,6 +3,7 @@
 // (CI diffs two runs) and the text report's "key  value" table.
 #include <set>
 
+#include "inspect/facts/facts.h"
 #include "inspect/inspect.h"
 
 namespace trainimg::inspect {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <gtest/gtest.h>
 
+#include "inspect/host.h"
 #include "inspect/rules/rule_test_util.h"
 
 namespace trainimg::inspect::rules {

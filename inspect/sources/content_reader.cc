@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <algorithm>
 
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::inspect {
 

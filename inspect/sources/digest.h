@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "inspect/inspect.h"  // sha256_digest, is_sha256_digest
+
 namespace trainimg::inspect {
 
 class Sha256 {
@@ -23,13 +25,5 @@ class Sha256 {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-/// "sha256:<hex>" of `data`.
-std::string sha256_digest(std::string_view data);
-
-/// True for "sha256:" followed by exactly 64 lowercase hex digits: the only
-/// digests accepted as blob names, so a digest can never name a path such as
-/// "sha256:../../etc/passwd".
-bool is_sha256_digest(std::string_view d);
 
 }  // namespace trainimg::inspect

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::inspect {
 

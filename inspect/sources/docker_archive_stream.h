@@ -18,7 +18,7 @@
 
 #include <string>
 
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 #include "inspect/sources/tar_layer.h"
 
 namespace trainimg::inspect {

@@ -2,7 +2,7 @@
 #include "inspect/sources/dockerd_source.h"
 
 #include "common/error.h"
-#include "inspect/engine/engine.h"
+#include "inspect/inspect.h"
 #include "inspect/sources/docker_archive_stream.h"
 #include "inspect/sources/image_config.h"
 

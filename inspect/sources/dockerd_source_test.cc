@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "common/error.h"
-#include "inspect/engine/engine.h"
+#include "inspect/inspect.h"
 #include "inspect/testing/image_builder.h"
 #include "inspect/tree.h"
 

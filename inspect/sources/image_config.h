@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "inspect/source.h"
+#include "inspect/inspect.h"  // ParsedConfig, parse_image_config
 
 namespace trainimg::inspect {
 
@@ -20,16 +20,6 @@ nlohmann::json parse_json(std::string_view text, const std::string& file, const 
 /// another type. nlohmann's value() throws its own type_error instead.
 std::string json_string_at(const nlohmann::json& j, const nlohmann::json::json_pointer& ptr,
                            const std::string& file, const std::string& what);
-
-struct ParsedConfig {
-  ImageConfig config;
-  std::vector<std::string> diff_ids;  ///< rootfs.diff_ids, lowest layer first
-};
-
-/// Reads `config` (Env, Entrypoint, Cmd, WorkingDir, User, Labels, Volumes),
-/// architecture, os and rootfs.diff_ids. Throws Error naming `file`/`what`
-/// when a field has the wrong JSON type.
-ParsedConfig parse_image_config(const nlohmann::json& j, const std::string& file, const std::string& what);
 
 /// OCI and Docker layer media types (tar, tar+gzip, tar+zstd, foreign and
 /// non-distributable variants): the layers the tar reader takes.

@@ -14,7 +14,7 @@
 #include <memory>
 #include <string>
 
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::inspect {
 

@@ -11,7 +11,7 @@
 
 #include "common/error.h"
 #include "common/fd.h"
-#include "inspect/registry/blob_cache.h"
+#include "inspect/inspect.h"
 #include "inspect/registry/client.h"
 #include "inspect/sources/digest.h"
 #include "inspect/sources/image_config.h"

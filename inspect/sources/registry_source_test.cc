@@ -22,7 +22,6 @@
 
 #include "common/error.h"
 #include "inspect/inspect.h"
-#include "inspect/registry/blob_cache.h"
 #include "inspect/registry/credentials.h"
 #include "inspect/sources/digest.h"
 #include "inspect/sources/oci_layout_source.h"

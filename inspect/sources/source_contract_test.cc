@@ -8,8 +8,7 @@
 #include <algorithm>
 #include <functional>
 
-#include "inspect/engine/engine.h"
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 #include "inspect/testing/image_builder.h"
 #include "inspect/tree.h"
 

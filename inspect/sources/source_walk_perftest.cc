@@ -12,7 +12,6 @@
 
 #include "common/error.h"
 #include "inspect/inspect.h"
-#include "inspect/source.h"
 #include "inspect/tree.h"
 
 int main(int argc, char** argv) {

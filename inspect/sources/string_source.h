@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "inspect/source.h"
+#include "inspect/inspect.h"
 #include "inspect/sources/tar_layer.h"
 
 namespace trainimg::inspect {

@@ -14,29 +14,17 @@
 
 #include <cstdint>
 #include <exception>
-#include <vector>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/fd.h"
-#include "inspect/source.h"
+#include "inspect/inspect.h"  // ByteSource, LayerInput, walk_layer_tar
 #include "inspect/sources/archive_handles.h"
 #include "inspect/sources/digest.h"
 
 namespace trainimg::inspect {
-
-/// Where a layer's (or an archive's) bytes come from. read() returns 0 at
-/// the end and throws trainimg::Error on failure.
-class ByteSource {
- public:
-  virtual ~ByteSource() = default;
-  virtual size_t read(char* buf, size_t n) = 0;
-  /// Skips up to n bytes and returns how many were skipped; the default
-  /// reads and drops. Seekable sources override it with a seek.
-  virtual uint64_t skip(uint64_t n);
-  virtual bool seekable() const { return false; }
-};
 
 /// Bytes [offset, offset+length) of an open file, read with pread; skip()
 /// seeks (never past the end of the range).
@@ -110,18 +98,6 @@ class TarReader {
   ArchiveReader a_;  // a member, so that a throwing constructor still frees it
   std::string last_name_;
 };
-
-/// Names the layer in messages and in Entry::layer.
-struct LayerInput {
-  std::string file;      ///< the input the user named: "img.tar", "oci-dir", "dockerd://x"
-  std::string member;    ///< the blob inside it: "blobs/sha256/ab…", "<id>/layer.tar"
-  std::string layer_id;  ///< Entry::layer: the diff_id "sha256:…" when known
-  size_t index = 0;
-};
-
-/// Reads the tar in `in` and calls v.begin_layer, v.entry (and v.content for
-/// wanted regular files), v.end_layer. Throws Error as described above.
-void walk_layer_tar(ByteSource& in, const LayerInput& where, LayerVisitor& v);
 
 /// A member name made absolute and normalised ("./usr/lib/" -> "/usr/lib"),
 /// or nullopt with `why` set when it is absolute or climbs out of the root.

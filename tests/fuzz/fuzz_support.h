@@ -18,7 +18,7 @@
 
 #include "common/error.h"
 #include "common/fd.h"
-#include "inspect/sources/digest.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::fuzz {
 

@@ -3,7 +3,7 @@
 // throughput alone cannot tell GDS from compat mode; Mmap/Bar1-map must rise
 // after a GDS run, Sparse Reads after a GDS read, none may move after a CPU
 // run, and every err= must be 0.
-#include "inspect/host/checkers.h"
+#include "inspect/host/parsers.h"
 #include "inspect/host/rules.h"
 
 namespace trainimg::host {

@@ -3,7 +3,7 @@
 // version, DDN EXAScaler includes nvfs, every GPU supports GDS, IOMMU
 // disabled, last line `Platform verification succeeded`.
 #include "common/version.h"
-#include "inspect/host/checkers.h"
+#include "inspect/host/parsers.h"
 #include "inspect/host/rules.h"
 
 namespace trainimg::host {

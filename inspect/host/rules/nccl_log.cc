@@ -4,7 +4,7 @@
 // fallback) and seed 000 (found N nics; NCCL_NET=IB fails on ConnectX-7).
 #include <set>
 
-#include "inspect/host/checkers.h"
+#include "inspect/host/parsers.h"
 #include "inspect/host/rules.h"
 
 namespace trainimg::host {

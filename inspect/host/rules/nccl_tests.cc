@@ -7,7 +7,7 @@
 // reference is not a guarantee, a 10% margin) is an error (domain.md §6).
 #include <cstdio>
 
-#include "inspect/host/checkers.h"
+#include "inspect/host/parsers.h"
 #include "inspect/host/rules.h"
 
 namespace trainimg::host {

@@ -2,7 +2,7 @@
 // nvidia-fs: seed 004 §1 (module loaded, NVFS Driver version at or above the
 // minimum; 2.24.2 for FSx for Lustre).
 #include "common/version.h"
-#include "inspect/host/checkers.h"
+#include "inspect/host/parsers.h"
 #include "inspect/host/rules.h"
 
 namespace trainimg::host {
