@@ -67,6 +67,11 @@ RenderResult analyse(const SourceFile& src, const std::vector<std::string>& over
         d.file = src.name();
         d.line = d.column = d.length = 0;
       }
+      for (auto& rel : d.related)
+        if (!map_to_recipe(rd.map, rel)) {
+          rel.file = src.name();
+          rel.line = rel.column = rel.length = 0;
+        }
       d.source_line.clear();
       if (seen.count({d.rule_id, d.file, d.line})) continue;
       res.diagnostics.push_back(std::move(d));
