@@ -149,7 +149,7 @@ TEST(RenderRecipe, EnvRefusalsAreReportedOnceAtTheValue) {
   RenderResult r = render(std::string(kHead) + "steps:\n  - name: s\n    env: {NCCL_NET: IB}\n");
   EXPECT_THAT(
       briefs(r.diagnostics),
-      ElementsAre("5:21 error [nccl-ib-settings] step 's' sets NCCL_NET=IB; NCCL would use InfiniBand, not "
+      ElementsAre("5:21 error [nccl-ib-settings] NCCL_NET=IB forces the InfiniBand transport instead of "
                   "EFA"));
 }
 
@@ -198,11 +198,19 @@ TEST(RenderRecipe, PragmaCommentsSilenceFindings) {
                           "    run: |\n"
                           "      # trainimg: ignore=mpi-second-install\n"
                           "      /opt/amazon/openmpi/bin/mpirun --version\n");
-  EXPECT_THAT(
-      briefs(r.diagnostics),
-      ElementsAre(
-          "9:7 warning [nccl-ib-settings] step 's' sets NCCL_IB_SL, an InfiniBand-only NCCL setting"));
+  EXPECT_THAT(briefs(r.diagnostics), ElementsAre("9:7 warning [nccl-ib-settings] NCCL_IB_SL is an "
+                                                 "InfiniBand-only setting; on EFA it does nothing or "
+                                                 "hides a wrong transport"));
   EXPECT_NE(r.dockerfile, "");
+}
+
+TEST(RenderRecipe, PragmaSilencesRecipeEfaFlags) {
+  // An option newer than trainimg's list of installer options.
+  RenderResult r = render(
+      "base: nvcr.io/nvidia/pytorch:26.08-py3\nefa:\n  installer: 1.50.0\n"
+      "  flags: [--build-ngc]  # trainimg: ignore=recipe-efa-flags\n");
+  EXPECT_THAT(briefs(r.diagnostics), IsEmpty());
+  EXPECT_THAT(r.dockerfile, ::testing::HasSubstr(" --no-verify --build-ngc \\\n"));
 }
 
 TEST(RenderRecipe, PragmaDoesNotSilenceSchemaErrors) {

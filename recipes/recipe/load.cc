@@ -535,10 +535,6 @@ std::optional<Recipe> Loader::load() {
 
 }  // namespace
 
-// The same classes as the Dockerfile rules (docs/lint.md "Which base is
-// NGC"): nvcr.io/nvidia/cuda carries neither NGC's EFA stack nor an MPI.
-bool is_ngc_base(const std::string& ref) { return classify_base(ref, {}).ngc; }
-
 LoadResult load_recipe(const SourceFile& src, const std::vector<std::string>& overrides,
                        const std::string& context_dir) {
   LoadResult res;

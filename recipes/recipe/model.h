@@ -91,8 +91,4 @@ struct Recipe {
   std::vector<Step> steps;
 };
 
-/// Whether an image reference names an NVIDIA NGC image (nvcr.io/nvidia/…):
-/// the rules about NGC's own Open MPI and `--disable-ngc` apply to those.
-bool is_ngc_base(const std::string& ref);
-
 }  // namespace trainimg::recipes
