@@ -73,7 +73,7 @@ struct ImageCommand {
 inline constexpr const char* kDefaultEfaMirror = "https://efa-installer.amazonaws.com";
 
 struct Recipe {
-  std::string file;  ///< the recipe path as given (names it in the header)
+  std::string file;                    ///< the recipe path as given (names it in the header)
   std::vector<std::string> overrides;  ///< the --set arguments applied, in order
   Text base;
   std::optional<Text> platform;
