@@ -16,8 +16,8 @@ struct LintOptions;  // recipes/lint.h
 
 /// A column range of a rendered line that one recipe node produced.
 struct SourceSpan {
-  int from = 0;  ///< first rendered column (1-based)
-  int to = 0;    ///< one past the last rendered column
+  int from = 0;      ///< first rendered column (1-based)
+  int to = 0;        ///< one past the last rendered column
   std::string file;  ///< recipe path, or "--set KEY" for an override
   int line = 0;      ///< 1-based position of the node (0: none)
   int column = 0;
@@ -58,15 +58,17 @@ RenderResult render_recipe_file(const std::string& path, const std::vector<std::
 /// diagnostics and the header comment call it; copy sources are checked
 /// relative to `context_dir`).
 RenderResult render_recipe_text(const std::string& name, const std::string& text,
-                                 const std::vector<std::string>& set_overrides, const std::string& context_dir);
+                                const std::vector<std::string>& set_overrides,
+                                const std::string& context_dir);
 
 /// What `trainimg lint RECIPE.yaml` reports: validation errors, refusals,
 /// and the rendered Dockerfile's lint findings (with `opt`), positioned in
 /// the recipe. Throws trainimg::Error as render_recipe_file does.
 std::vector<Diagnostic> lint_recipe_file(const std::string& path, const LintOptions& opt);
 
-/// Rules only recipes have (domain "recipe"): recipe-syntax, recipe-schema.
-/// Refusals use the Dockerfile rule ids of domain.md §6.
+/// Rules only recipes have (kind "recipe"): recipe-syntax, recipe-schema,
+/// recipe-efa-flags. Everything else is found by the Dockerfile rules on
+/// the rendered text, under their ids (domain.md §6).
 const std::vector<RuleInfo>& recipe_rules();
 
 }  // namespace trainimg::recipes

@@ -53,8 +53,8 @@ class RenderCli : public ::testing::Test {
   // Runs a shell command line (in the source directory, so example paths
   // read as a user types them) and captures both streams.
   CliResult sh(const std::string& cmdline) {
-    std::string cmd = "cd " + quote(kSource) + " && (" + cmdline + ") >" + quote((dir_ / "out").string()) + " 2>" +
-                      quote((dir_ / "err").string());
+    std::string cmd = "cd " + quote(kSource) + " && (" + cmdline + ") >" + quote((dir_ / "out").string()) +
+                      " 2>" + quote((dir_ / "err").string());
     int status = std::system(cmd.c_str());
     CliResult r;
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -113,7 +113,8 @@ TEST_F(RenderCli, OutputFileHoldsWhatStdoutShows) {
 }
 
 TEST_F(RenderCli, SetOverridesTheInstallerVersion) {
-  CliResult r = trainimg("render examples/reference.yaml --set efa.installer=1.49.0 --set steps.deepep.env.NCCL_DEBUG=INFO");
+  CliResult r = trainimg(
+      "render examples/reference.yaml --set efa.installer=1.49.0 --set steps.deepep.env.NCCL_DEBUG=INFO");
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("# --set efa.installer=1.49.0\n"), std::string::npos);
   EXPECT_NE(r.out.find("\nARG EFA_INSTALLER_VERSION=1.49.0\n"), std::string::npos);
@@ -125,12 +126,14 @@ TEST_F(RenderCli, UnknownSetKeyExits2WithASuggestion) {
   CliResult r = trainimg("render examples/reference.yaml --set efa.instaler=1.49.0 -o " + quote(out));
   EXPECT_EQ(r.rc, 2);
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
-            "--set efa.instaler: error: unknown key 'efa.instaler' (did you mean 'efa.installer'?) [recipe-schema]");
+            "--set efa.instaler: error: unknown key 'efa.instaler' (did you mean 'efa.installer'?) "
+            "[recipe-schema]");
   EXPECT_FALSE(fs::exists(out));
 }
 
 TEST_F(RenderCli, MalformedYamlExits2WithPositionAndWritesNothing) {
-  std::string path = recipe("bad.yaml", "base: nvcr.io/nvidia/pytorch:26.08-py3\nefa: {installer: 1.50.0\napt: [curl]\n");
+  std::string path =
+      recipe("bad.yaml", "base: nvcr.io/nvidia/pytorch:26.08-py3\nefa: {installer: 1.50.0\napt: [curl]\n");
   std::string out = (dir_ / "Dockerfile").string();
   CliResult r = trainimg("render " + quote(path) + " -o " + quote(out));
   EXPECT_EQ(r.rc, 2);
@@ -145,10 +148,11 @@ TEST_F(RenderCli, UnknownKeyExits2WithDidYouMean) {
   CliResult r = trainimg("render " + quote(path));
   EXPECT_EQ(r.rc, 2);
   EXPECT_EQ(r.out, "");
-  EXPECT_NE(r.err.find(path + ":5:5: error: unknown key 'rn' in step 's' (did you mean 'run'?) [recipe-schema]\n"
-                              "    rn: make\n"
-                              "    ^~\n"),
-            std::string::npos)
+  EXPECT_NE(
+      r.err.find(path + ":5:5: error: unknown key 'rn' in step 's' (did you mean 'run'?) [recipe-schema]\n"
+                        "    rn: make\n"
+                        "    ^~\n"),
+      std::string::npos)
       << r.err;
 }
 
@@ -163,11 +167,12 @@ TEST_F(RenderCli, RefusalsExit2AtTheRecipeNode) {
   const Refusal cases[] = {
       {"steps:\n  - name: s\n    env: {NCCL_NET_PLUGIN: socket}\n", "5:28", "nccl-net-plugin"},
       {"steps:\n  - name: s\n    env:\n      NCCL_NET: IB\n", "6:17", "nccl-ib-settings"},
-      {"steps:\n  - name: s\n    env:\n      LD_LIBRARY_PATH: /usr/lib:/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib\n",
+      {"steps:\n  - name: s\n    env:\n      LD_LIBRARY_PATH: "
+       "/usr/lib/x86_64-linux-gnu:/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib\n",
        "6:24", "efa-ld-library-path"},
       {"apt: [curl, libopenmpi-dev]\n", "3:13", "mpi-second-install"},
-      {"steps:\n  - name: s\n    run: |\n      cd /opt\n      /opt/amazon/openmpi/bin/mpicc -o x x.c\n", "7:7",
-       "mpi-second-install"},
+      {"steps:\n  - name: s\n    run: |\n      cd /opt\n      /opt/amazon/openmpi/bin/mpicc -o x x.c\n",
+       "7:7", "mpi-second-install"},
       {"steps:\n  - name: s\n    env: {OPAL_PREFIX: /opt/amazon/openmpi}\n", "5:24", "mpi-second-install"},
       {"efa2: {}\n", "3:1", "recipe-schema"},
   };
@@ -192,13 +197,14 @@ TEST_F(RenderCli, InstallerFlagRefusals) {
   CliResult r = trainimg("render " + quote(path));
   EXPECT_EQ(r.rc, 2);
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
-            path + ":4:11: error: '--uninstall' contradicts a container install of the EFA stack "
-                   "[efa-container-flags]");
+            path +
+                ":4:11: error: '--uninstall' contradicts a container install of the EFA stack "
+                "[recipe-efa-flags]");
 }
 
 TEST_F(RenderCli, WarningsArePrintedAndTheDockerfileStillWritten) {
-  std::string path = recipe("w.yaml",
-                "base: nvcr.io/nvidia/pytorch:26.08-py3\nefa: {installer: 1.50.0, flags: [--disable-ngc]}\n");
+  std::string path = recipe(
+      "w.yaml", "base: nvcr.io/nvidia/pytorch:26.08-py3\nefa: {installer: 1.50.0, flags: [--disable-ngc]}\n");
   CliResult r = trainimg("render " + quote(path));
   EXPECT_EQ(r.rc, 0);
   EXPECT_NE(r.err.find(path + ":2:34: warning: --disable-ngc on an NGC base"), std::string::npos) << r.err;

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The recipe pipeline: load + validate, structural refusals, render, lint
-// the rendered Dockerfile and map its findings back onto the recipe. One
+// The recipe pipeline: load + validate, the rules that need the recipe
+// model (checks/), render, lint the rendered Dockerfile and map its
+// findings (and their related locations) back onto the recipe. One
 // pipeline serves `render` (default lint options) and `lint` (the user's).
 #include <filesystem>
-#include <set>
-#include <tuple>
 
 #include "common/error.h"
 #include "recipes/lint.h"
@@ -55,11 +54,6 @@ RenderResult analyse(const SourceFile& src, const std::vector<std::string>& over
 
   Rendered rd = render_dockerfile(r);
   res.source_map = rd.map;
-  // A finding the structural checks already made on the same recipe line is
-  // the same problem seen twice (once on the node, once on the ENV/RUN it
-  // renders to).
-  std::set<std::tuple<std::string, std::string, int>> seen;
-  for (const auto& d : res.diagnostics) seen.insert({d.rule_id, d.file, d.line});
   SourceFile rendered(src.name() + " (rendered)", rd.text);
   try {
     for (auto d : lint_dockerfile(rendered, opt)) {
@@ -67,8 +61,12 @@ RenderResult analyse(const SourceFile& src, const std::vector<std::string>& over
         d.file = src.name();
         d.line = d.column = d.length = 0;
       }
+      for (auto& rel : d.related)
+        if (!map_to_recipe(rd.map, rel)) {
+          rel.file = src.name();
+          rel.line = rel.column = rel.length = 0;
+        }
       d.source_line.clear();
-      if (seen.count({d.rule_id, d.file, d.line})) continue;
       res.diagnostics.push_back(std::move(d));
     }
   } catch (const Error& e) {
@@ -138,7 +136,7 @@ const RuleInfo& recipe_schema_rule() {
       "package/ARG/ENV/label/step name, duplicate step, copy source outside or missing from the "
       "context, bad `efa.mirror`/`platform`/`workdir`/`shell`, a `#` comment at the end of a `run` "
       "line, run text the Dockerfile parser cannot read, a bad `--set` key; warning for a step that "
-      "renders nothing and for a container flag repeated in `efa.flags`",
+      "renders nothing",
       "follow docs/recipes.md; the message names the key and what it expects",
       "issue 3: Recipes → Dockerfile",
       "recipe",
@@ -147,7 +145,8 @@ const RuleInfo& recipe_schema_rule() {
 }
 
 const std::vector<RuleInfo>& recipe_rules() {
-  static const std::vector<RuleInfo> k = {recipe_syntax_rule(), recipe_schema_rule()};
+  static const std::vector<RuleInfo> k = {recipe_syntax_rule(), recipe_schema_rule(),
+                                          recipe_efa_flags_rule()};
   return k;
 }
 

@@ -16,9 +16,9 @@
 namespace trainimg::recipes {
 namespace {
 
+using testing::briefs;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-using testing::briefs;
 using testing::kHead;
 
 const std::string kSource = TRAINIMG_SOURCE_DIR;
@@ -70,7 +70,8 @@ TEST(RecipeSeedEquivalence, ReferenceRecipeRendersTheSeedsReferenceDockerfile) {
   RenderResult r = render_recipe_file(kSource + "/examples/reference.yaml", {});
   ASSERT_THAT(briefs(r.diagnostics), IsEmpty());
   std::vector<std::string> got = shapes("rendered", r.dockerfile);
-  std::vector<std::string> want = shapes("seed", read(kSource + "/tests/fixtures/seed002/reference.Dockerfile"));
+  std::vector<std::string> want =
+      shapes("seed", read(kSource + "/tests/fixtures/seed002/reference.Dockerfile"));
   ASSERT_EQ(want.size(), 7u);
   ASSERT_GE(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i], want[i]) << "instruction " << i + 1;
@@ -101,9 +102,30 @@ TEST(RenderRecipe, RunTextFindingsMapBackToTheRecipeWord) {
                           "      apt-get update\n"
                           "      apt-get install -y openmpi-bin\n");
   EXPECT_THAT(briefs(r.diagnostics),
-              ElementsAre("7:26 error [mpi-second-install] a distribution Open MPI package beside the base's Open MPI (/usr/local/mpi): installs openmpi-bin"));
+              ElementsAre("7:26 error [mpi-second-install] a distribution Open MPI package beside the base's "
+                          "Open MPI (/usr/local/mpi): installs openmpi-bin"));
   EXPECT_EQ(r.diagnostics[0].source_line, "      apt-get install -y openmpi-bin");
   EXPECT_EQ(r.dockerfile, "");  // nothing rendered when there is an error
+}
+
+TEST(RenderRecipe, RelatedLocationsMapBackToTheRecipeToo) {
+  RenderResult r = render(std::string(kHead) +
+                          "steps:\n"
+                          "  - name: mpi\n"
+                          "    run: |\n"
+                          "      apt-get update\n"
+                          "      apt-get install -y openmpi-bin libopenmpi-dev\n");
+  ASSERT_THAT(
+      briefs(r.diagnostics),
+      ElementsAre("7:26 error [mpi-second-install] a distribution Open MPI package beside the base's Open "
+                  "MPI (/usr/local/mpi): installs openmpi-bin (and 1 place more)"));
+  const auto& rel = r.diagnostics[0].related;
+  ASSERT_EQ(rel.size(), 1u);
+  EXPECT_EQ(rel[0].file, "recipe.yaml");
+  EXPECT_EQ(rel[0].line, 7);
+  EXPECT_EQ(rel[0].column, 38);
+  EXPECT_EQ(rel[0].length, 14);
+  EXPECT_EQ(rel[0].message, "installs libopenmpi-dev");
 }
 
 TEST(RenderRecipe, RunTextThatRunsTheInstallerAgainIsChecked) {
@@ -119,15 +141,16 @@ TEST(RenderRecipe, RunTextThatRunsTheInstallerAgainIsChecked) {
     EXPECT_EQ(d.column, 39);
     ids.push_back(d.rule_id + " " + std::string(to_string(d.severity)));
   }
-  EXPECT_THAT(ids, ::testing::IsSupersetOf({"efa-apt-update error", "efa-container-flags error",
-                                            "efa-container-flags warning"}));
+  EXPECT_THAT(ids, ::testing::IsSupersetOf(
+                       {"efa-apt-update error", "efa-container-flags error", "efa-container-flags warning"}));
 }
 
 TEST(RenderRecipe, EnvRefusalsAreReportedOnceAtTheValue) {
   RenderResult r = render(std::string(kHead) + "steps:\n  - name: s\n    env: {NCCL_NET: IB}\n");
-  EXPECT_THAT(briefs(r.diagnostics),
-              ElementsAre("5:21 error [nccl-ib-settings] step 's' sets NCCL_NET=IB; NCCL would use InfiniBand, not "
-                          "EFA"));
+  EXPECT_THAT(
+      briefs(r.diagnostics),
+      ElementsAre("5:21 error [nccl-ib-settings] NCCL_NET=IB forces the InfiniBand transport instead of "
+                  "EFA"));
 }
 
 TEST(RenderRecipe, WarningsStillRender) {
@@ -175,9 +198,19 @@ TEST(RenderRecipe, PragmaCommentsSilenceFindings) {
                           "    run: |\n"
                           "      # trainimg: ignore=mpi-second-install\n"
                           "      /opt/amazon/openmpi/bin/mpirun --version\n");
-  EXPECT_THAT(briefs(r.diagnostics),
-              ElementsAre("9:7 warning [nccl-ib-settings] step 's' sets NCCL_IB_SL, an InfiniBand-only NCCL setting"));
+  EXPECT_THAT(briefs(r.diagnostics), ElementsAre("9:7 warning [nccl-ib-settings] NCCL_IB_SL is an "
+                                                 "InfiniBand-only setting; on EFA it does nothing or "
+                                                 "hides a wrong transport"));
   EXPECT_NE(r.dockerfile, "");
+}
+
+TEST(RenderRecipe, PragmaSilencesRecipeEfaFlags) {
+  // An option newer than trainimg's list of installer options.
+  RenderResult r = render(
+      "base: nvcr.io/nvidia/pytorch:26.08-py3\nefa:\n  installer: 1.50.0\n"
+      "  flags: [--build-ngc]  # trainimg: ignore=recipe-efa-flags\n");
+  EXPECT_THAT(briefs(r.diagnostics), IsEmpty());
+  EXPECT_THAT(r.dockerfile, ::testing::HasSubstr(" --no-verify --build-ngc \\\n"));
 }
 
 TEST(RenderRecipe, PragmaDoesNotSilenceSchemaErrors) {

@@ -28,16 +28,24 @@ bool all_of_chars(const std::string& s, bool (*ok)(char)) {
     if (!ok(c)) return false;
   return true;
 }
-bool is_alnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
-bool env_name_char(char c) { return is_alnum(c) || c == '_'; }
-bool label_char(char c) { return is_alnum(c) || c == '.' || c == '-' || c == '_' || c == '/'; }
-bool step_name_char(char c) { return is_alnum(c) || c == '.' || c == '-' || c == '_'; }
+bool is_alnum(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0;
+}
+bool env_name_char(char c) {
+  return is_alnum(c) || c == '_';
+}
+bool label_char(char c) {
+  return is_alnum(c) || c == '.' || c == '-' || c == '_' || c == '/';
+}
+bool step_name_char(char c) {
+  return is_alnum(c) || c == '.' || c == '-' || c == '_';
+}
 bool image_ref_char(char c) {
   return is_alnum(c) || c == '.' || c == '-' || c == '_' || c == '/' || c == ':' || c == '@';
 }
 bool apt_char(char c) {
-  return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) || c == '+' ||
-         c == '.' || c == '-' || c == ':' || c == '=' || c == '~' || c == '*';
+  return std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
+         c == '+' || c == '.' || c == '-' || c == ':' || c == '=' || c == '~' || c == '*';
 }
 
 bool valid_env_name(const std::string& s) {
@@ -83,10 +91,12 @@ class Loader {
   // Columns a scalar covers on its first line, and where each line of a
   // literal block (`run: |`) starts in the source.
   Text text_of(const Node& n, const std::string& origin);
-  std::optional<Text> scalar(const Node& key, const Node& v, const std::string& origin, const std::string& what);
+  std::optional<Text> scalar(const Node& key, const Node& v, const std::string& origin,
+                             const std::string& what);
   std::vector<Text> scalar_list(const Node& v, const std::string& origin, const std::string& what);
-  std::vector<NamedValue> name_map(const Node& key, const Node& v, const std::string& origin, const std::string& what,
-                                 bool (*valid_name)(const std::string&), const std::string& name_rule);
+  std::vector<NamedValue> name_map(const Node& key, const Node& v, const std::string& origin,
+                                   const std::string& what, bool (*valid_name)(const std::string&),
+                                   const std::string& name_rule);
   // Iterates a mapping's keys, reporting duplicates and unknown keys;
   // calls `f(key, value, origin)` for known ones.
   template <class F>
@@ -95,10 +105,11 @@ class Loader {
 
   void load_efa(const Node& key, const Node& v, const std::string& origin, Recipe& r);
   std::optional<ImageCommand> load_image_command(const Node& key, const Node& v, const std::string& origin,
-                                      const std::string& what);
+                                                 const std::string& what);
   void load_steps(const Node& key, const Node& v, const std::string& origin, Recipe& r);
   std::optional<Step> load_step(const Node& v, const std::string& origin, size_t index);
-  std::vector<CopySpec> load_copy(const Node& key, const Node& v, const std::string& origin, const std::string& step);
+  std::vector<CopySpec> load_copy(const Node& key, const Node& v, const std::string& origin,
+                                  const std::string& step);
   void check_version(const Text& t);
 
   const SourceFile& src_;
@@ -137,7 +148,8 @@ Text Loader::text_of(const Node& n, const std::string& origin) {
         indent = p == std::string_view::npos ? 0 : static_cast<int>(p);
       }
       int col = std::max(indent, 0);
-      if (!piece.empty() && (src_line.size() < col + piece.size() || src_line.substr(col, piece.size()) != piece)) {
+      if (!piece.empty() &&
+          (src_line.size() < col + piece.size() || src_line.substr(col, piece.size()) != piece)) {
         t.lines.clear();
         break;
       }
@@ -163,8 +175,7 @@ std::optional<Text> Loader::scalar(const Node& key, const Node& v, const std::st
   return text_of(v, origin);
 }
 
-std::vector<Text> Loader::scalar_list(const Node& v, const std::string& origin,
-                                      const std::string& what) {
+std::vector<Text> Loader::scalar_list(const Node& v, const std::string& origin, const std::string& what) {
   std::vector<Text> out;
   if (v.IsNull()) return out;
   if (!v.IsSequence()) {
@@ -185,8 +196,8 @@ std::vector<Text> Loader::scalar_list(const Node& v, const std::string& origin,
 }
 
 std::vector<NamedValue> Loader::name_map(const Node& key, const Node& v, const std::string& origin,
-                                       const std::string& what, bool (*valid_name)(const std::string&),
-                                       const std::string& name_rule) {
+                                         const std::string& what, bool (*valid_name)(const std::string&),
+                                         const std::string& name_rule) {
   std::vector<NamedValue> out;
   (void)key;
   if (v.IsNull()) return out;
@@ -205,7 +216,8 @@ std::vector<NamedValue> Loader::name_map(const Node& key, const Node& v, const s
       continue;
     }
     if (!seen.insert(k.value).second) {
-      error(at(kv.first, ko), "duplicate name '" + k.value + "' in '" + what + "'", "keep one of them", k.length);
+      error(at(kv.first, ko), "duplicate name '" + k.value + "' in '" + what + "'", "keep one of them",
+            k.length);
       continue;
     }
     if (kv.second.IsNull()) {
@@ -213,13 +225,15 @@ std::vector<NamedValue> Loader::name_map(const Node& key, const Node& v, const s
       continue;
     }
     if (!kv.second.IsScalar()) {
-      error(at(kv.second, o), "'" + what + "." + k.value + "' must be a string, found " + kind_name(kv.second),
+      error(at(kv.second, o),
+            "'" + what + "." + k.value + "' must be a string, found " + kind_name(kv.second),
             "quote the value");
       continue;
     }
     Text val = text_of(kv.second, o);
     if (val.value.find('\n') != std::string::npos) {
-      error(val.where, "'" + what + "." + k.value + "' spans several lines", "write it on one line", val.length);
+      error(val.where, "'" + what + "." + k.value + "' spans several lines", "write it on one line",
+            val.length);
       continue;
     }
     out.push_back({k, val, true});
@@ -255,8 +269,8 @@ void Loader::check_version(const Text& t) {
           "e.g. 1.50.0",
           t.length);
   } else if (!looks_like_version(t.value) || t.value.find_first_of("\\/ ") != std::string::npos) {
-    error(t.where, "efa.installer '" + t.value + "' is not a version", "write the installer version, e.g. 1.50.0",
-          t.length);
+    error(t.where, "efa.installer '" + t.value + "' is not a version",
+          "write the installer version, e.g. 1.50.0", t.length);
   }
 }
 
@@ -269,37 +283,39 @@ void Loader::load_efa(const Node& key, const Node& v, const std::string& origin,
     return;
   }
   bool have_installer = false;
-  each_field(v, origin, efa_fields(), "'efa'", [&](const Node& k, const Node& val, const std::string& o,
-                                                   const std::string& name) {
-    if (name == "installer") {
-      if (auto t = scalar(k, val, o, "efa.installer")) {
-        check_version(*t);
-        r.efa_installer = *t;
-        have_installer = true;
-      }
-    } else if (name == "flags") {
-      r.efa_flags = scalar_list(val, o, "efa.flags");
-    } else if (name == "mirror") {
-      auto t = scalar(k, val, o, "efa.mirror");
-      if (!t) return;
-      while (t->value.size() > 1 && t->value.back() == '/') t->value.pop_back();
-      bool ok = (t->value.rfind("http://", 0) == 0 || t->value.rfind("https://", 0) == 0) &&
-                t->value.find_first_of(" \t\n\"'\\$`") == std::string::npos;
-      if (!ok)
-        error(t->where, "efa.mirror '" + t->value + "' is not an http(s) URL",
-              "give the base URL that serves aws-efa-installer-VERSION.tar.gz, e.g. http://127.0.0.1:8000",
-              t->length);
-      else
-        r.efa_mirror = *t;
-    }
-  });
+  each_field(
+      v, origin, efa_fields(), "'efa'",
+      [&](const Node& k, const Node& val, const std::string& o, const std::string& name) {
+        if (name == "installer") {
+          if (auto t = scalar(k, val, o, "efa.installer")) {
+            check_version(*t);
+            r.efa_installer = *t;
+            have_installer = true;
+          }
+        } else if (name == "flags") {
+          r.efa_flags = scalar_list(val, o, "efa.flags");
+        } else if (name == "mirror") {
+          auto t = scalar(k, val, o, "efa.mirror");
+          if (!t) return;
+          while (t->value.size() > 1 && t->value.back() == '/') t->value.pop_back();
+          bool ok = (t->value.rfind("http://", 0) == 0 || t->value.rfind("https://", 0) == 0) &&
+                    t->value.find_first_of(" \t\n\"'\\$`") == std::string::npos;
+          if (!ok)
+            error(
+                t->where, "efa.mirror '" + t->value + "' is not an http(s) URL",
+                "give the base URL that serves aws-efa-installer-VERSION.tar.gz, e.g. http://127.0.0.1:8000",
+                t->length);
+          else
+            r.efa_mirror = *t;
+        }
+      });
   if (!have_installer)
     error(r.efa_where, "'efa' has no 'installer' version",
           "add installer: with the host AMI's EFA installer version, e.g. 1.50.0", 3);
 }
 
-std::optional<ImageCommand> Loader::load_image_command(const Node& key, const Node& v, const std::string& origin,
-                                            const std::string& what) {
+std::optional<ImageCommand> Loader::load_image_command(const Node& key, const Node& v,
+                                                       const std::string& origin, const std::string& what) {
   ImageCommand c;
   c.where = at(v.IsNull() ? key : v, origin);
   if (v.IsScalar()) {
@@ -346,8 +362,10 @@ std::vector<CopySpec> Loader::load_copy(const Node& key, const Node& v, const st
                [&](const Node& k, const Node& val, const std::string& vo, const std::string& name) {
                  auto t = scalar(k, val, vo, what + "." + name);
                  if (!t) return;
-                 if (name == "src") c.src = *t, have_src = true;
-                 else c.dst = *t, have_dst = true;
+                 if (name == "src")
+                   c.src = *t, have_src = true;
+                 else
+                   c.dst = *t, have_dst = true;
                });
     if (!have_src || !have_dst) {
       error(c.where, std::string("copy entry has no '") + (have_src ? "dst" : "src") + "'",
@@ -365,7 +383,8 @@ std::vector<CopySpec> Loader::load_copy(const Node& key, const Node& v, const st
     }
     if (!context_dir_.empty() && c.src.value.find_first_of("*?[") == std::string::npos &&
         !std::filesystem::exists(std::filesystem::path(context_dir_) / src)) {
-      error(c.src.where, "copy source '" + c.src.value + "' does not exist in the build context '" + context_dir_ + "'",
+      error(c.src.where,
+            "copy source '" + c.src.value + "' does not exist in the build context '" + context_dir_ + "'",
             "create it next to the recipe, or fix the path", c.src.length);
       continue;
     }
@@ -405,7 +424,8 @@ std::optional<Step> Loader::load_step(const Node& v, const std::string& origin, 
                  auto t = scalar(k, val, o, what);
                  if (t && t->value.find('\n') != std::string::npos)
                    error(t->where, "'" + what + "' spans several lines", "write it on one line", t->length);
-                 else if (t) s.description = t;
+                 else if (t)
+                   s.description = t;
                } else if (name == "env") {
                  s.env = name_map(k, val, o, what, valid_env_name,
                                   "environment names are letters, digits and '_', not starting with a digit");
@@ -414,7 +434,8 @@ std::optional<Step> Loader::load_step(const Node& v, const std::string& origin, 
                  if (!t) return;
                  if (t->value.find_first_not_of(" \t\n") == std::string::npos)
                    error(t->where, "'" + what + "' is empty", "give commands, or remove run:", t->length);
-                 else s.run = t;
+                 else
+                   s.run = t;
                } else if (name == "shell") {
                  shell = scalar(k, val, o, what);
                } else if (name == "copy") {
@@ -422,13 +443,15 @@ std::optional<Step> Loader::load_step(const Node& v, const std::string& origin, 
                }
              });
   if (shell) {
-    if (shell->value == "raw") s.shell = Shell::Raw;
+    if (shell->value == "raw")
+      s.shell = Shell::Raw;
     else if (shell->value != "join")
       error(shell->where, "shell '" + shell->value + "' is not 'join' or 'raw'",
             "join (default): each line a command, joined with &&; raw: the text as written", shell->length);
   }
   if (!have_name) {
-    error(s.where, "step " + std::to_string(index) + " has no 'name'", "add name: NAME (used in comments and --set)");
+    error(s.where, "step " + std::to_string(index) + " has no 'name'",
+          "add name: NAME (used in comments and --set)");
     return std::nullopt;
   }
   if (!s.run && s.env.empty() && s.copy.empty())
@@ -463,7 +486,8 @@ std::optional<Recipe> Loader::load() {
   r.file = src_.name();
   const Node& root = doc_.root;
   if (root.IsNull()) {
-    error({src_.name(), 1, 1}, "the recipe is empty", "a recipe needs at least base: and efa: {installer: …}");
+    error({src_.name(), 1, 1}, "the recipe is empty",
+          "a recipe needs at least base: and efa: {installer: …}");
     return std::nullopt;
   }
   if (!root.IsMap()) {
@@ -472,59 +496,65 @@ std::optional<Recipe> Loader::load() {
     return std::nullopt;
   }
   bool have_base = false, have_efa = false;
-  each_field(root, "", recipe_fields(), "the recipe",
-             [&](const Node& k, const Node& v, const std::string& o, const std::string& name) {
-               if (name == "base") {
-                 auto t = scalar(k, v, o, "base");
-                 if (!t) return;
-                 have_base = true;
-                 if (t->value.empty() || !all_of_chars(t->value, image_ref_char))
-                   error(t->where, "base '" + t->value + "' is not an image reference",
-                         "e.g. nvcr.io/nvidia/pytorch:26.08-py3", t->length);
-                 r.base = *t;
-               } else if (name == "platform") {
-                 auto t = scalar(k, v, o, "platform");
-                 if (t && (t->value.find('/') == std::string::npos || !all_of_chars(t->value, label_char)))
-                   error(t->where, "platform '" + t->value + "' is not OS/ARCH", "e.g. linux/amd64", t->length);
-                 else if (t) r.platform = t;
-               } else if (name == "efa") {
-                 have_efa = true;
-                 load_efa(k, v, o, r);
-               } else if (name == "apt") {
-                 r.apt_where = at(v.IsNull() ? k : v, o);
-                 for (auto& t : scalar_list(v, o, "apt")) {
-                   if (t.value.empty() || !all_of_chars(t.value, apt_char))
-                     error(t.where, "'" + t.value + "' is not a Debian package name",
-                           "lower-case name, optionally =VERSION, e.g. ca-certificates", t.length);
-                   else r.apt.push_back(t);
-                 }
-               } else if (name == "args") {
-                 r.args = name_map(k, v, o, "args", valid_env_name,
-                                   "build argument names are letters, digits and '_', not starting with a digit");
-                 for (const auto& a : r.args)
-                   if (a.key.value == "EFA_INSTALLER_VERSION")
-                     error(a.key.where, "EFA_INSTALLER_VERSION is set by efa.installer",
-                           "remove it from args and set efa.installer", a.key.length);
-               } else if (name == "labels") {
-                 r.labels = name_map(k, v, o, "labels", [](const std::string& s) {
-                   return !s.empty() && all_of_chars(s, label_char);
-                 }, "label keys are letters, digits, '.', '-', '_' and '/'");
-               } else if (name == "workdir") {
-                 auto t = scalar(k, v, o, "workdir");
-                 if (t && (t->value.empty() || t->value[0] != '/' || t->value.find('\n') != std::string::npos))
-                   error(t->where, "workdir '" + t->value + "' must be an absolute path", "e.g. /workspace",
-                         t->length);
-                 else if (t) r.workdir = t;
-               } else if (name == "entrypoint") {
-                 r.entrypoint = load_image_command(k, v, o, "entrypoint");
-               } else if (name == "cmd") {
-                 r.cmd = load_image_command(k, v, o, "cmd");
-               } else if (name == "steps") {
-                 load_steps(k, v, o, r);
-               }
-             });
+  each_field(
+      root, "", recipe_fields(), "the recipe",
+      [&](const Node& k, const Node& v, const std::string& o, const std::string& name) {
+        if (name == "base") {
+          auto t = scalar(k, v, o, "base");
+          if (!t) return;
+          have_base = true;
+          if (t->value.empty() || !all_of_chars(t->value, image_ref_char))
+            error(t->where, "base '" + t->value + "' is not an image reference",
+                  "e.g. nvcr.io/nvidia/pytorch:26.08-py3", t->length);
+          r.base = *t;
+        } else if (name == "platform") {
+          auto t = scalar(k, v, o, "platform");
+          if (t && (t->value.find('/') == std::string::npos || !all_of_chars(t->value, label_char)))
+            error(t->where, "platform '" + t->value + "' is not OS/ARCH", "e.g. linux/amd64", t->length);
+          else if (t)
+            r.platform = t;
+        } else if (name == "efa") {
+          have_efa = true;
+          load_efa(k, v, o, r);
+        } else if (name == "apt") {
+          r.apt_where = at(v.IsNull() ? k : v, o);
+          for (auto& t : scalar_list(v, o, "apt")) {
+            if (t.value.empty() || !all_of_chars(t.value, apt_char))
+              error(t.where, "'" + t.value + "' is not a Debian package name",
+                    "lower-case name, optionally =VERSION, e.g. ca-certificates", t.length);
+            else
+              r.apt.push_back(t);
+          }
+        } else if (name == "args") {
+          r.args = name_map(k, v, o, "args", valid_env_name,
+                            "build argument names are letters, digits and '_', not starting with a digit");
+          for (const auto& a : r.args)
+            if (a.key.value == "EFA_INSTALLER_VERSION")
+              error(a.key.where, "EFA_INSTALLER_VERSION is set by efa.installer",
+                    "remove it from args and set efa.installer", a.key.length);
+        } else if (name == "labels") {
+          r.labels = name_map(
+              k, v, o, "labels",
+              [](const std::string& s) { return !s.empty() && all_of_chars(s, label_char); },
+              "label keys are letters, digits, '.', '-', '_' and '/'");
+        } else if (name == "workdir") {
+          auto t = scalar(k, v, o, "workdir");
+          if (t && (t->value.empty() || t->value[0] != '/' || t->value.find('\n') != std::string::npos))
+            error(t->where, "workdir '" + t->value + "' must be an absolute path", "e.g. /workspace",
+                  t->length);
+          else if (t)
+            r.workdir = t;
+        } else if (name == "entrypoint") {
+          r.entrypoint = load_image_command(k, v, o, "entrypoint");
+        } else if (name == "cmd") {
+          r.cmd = load_image_command(k, v, o, "cmd");
+        } else if (name == "steps") {
+          load_steps(k, v, o, r);
+        }
+      });
   if (!have_base)
-    error({src_.name(), 1, 1}, "the recipe has no 'base' image", "add base: IMAGE, e.g. nvcr.io/nvidia/pytorch:26.08-py3");
+    error({src_.name(), 1, 1}, "the recipe has no 'base' image",
+          "add base: IMAGE, e.g. nvcr.io/nvidia/pytorch:26.08-py3");
   if (!have_efa)
     error({src_.name(), 1, 1}, "the recipe has no 'efa' section",
           "add efa: {installer: VERSION} with the host AMI's EFA installer version");
@@ -535,10 +565,6 @@ std::optional<Recipe> Loader::load() {
 
 }  // namespace
 
-// The same classes as the Dockerfile rules (docs/lint.md "Which base is
-// NGC"): nvcr.io/nvidia/cuda carries neither NGC's EFA stack nor an MPI.
-bool is_ngc_base(const std::string& ref) { return classify_base(ref, {}).ngc; }
-
 LoadResult load_recipe(const SourceFile& src, const std::vector<std::string>& overrides,
                        const std::string& context_dir) {
   LoadResult res;
@@ -548,7 +574,8 @@ LoadResult load_recipe(const SourceFile& src, const std::vector<std::string>& ov
   res.recipe = Loader(src, doc, context_dir, res.diagnostics).load();
   if (res.recipe) res.recipe->overrides = overrides;
   for (auto& d : res.diagnostics)
-    if (d.file == src.name() && d.line > 0 && d.source_line.empty()) d.source_line = std::string(src.line_text(d.line));
+    if (d.file == src.name() && d.line > 0 && d.source_line.empty())
+      d.source_line = std::string(src.line_text(d.line));
   return res;
 }
 

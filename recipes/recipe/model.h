@@ -73,7 +73,7 @@ struct ImageCommand {
 inline constexpr const char* kDefaultEfaMirror = "https://efa-installer.amazonaws.com";
 
 struct Recipe {
-  std::string file;  ///< the recipe path as given (names it in the header)
+  std::string file;                    ///< the recipe path as given (names it in the header)
   std::vector<std::string> overrides;  ///< the --set arguments applied, in order
   Text base;
   std::optional<Text> platform;
@@ -90,9 +90,5 @@ struct Recipe {
   std::optional<ImageCommand> cmd;
   std::vector<Step> steps;
 };
-
-/// Whether an image reference names an NVIDIA NGC image (nvcr.io/nvidia/…):
-/// the rules about NGC's own Open MPI and `--disable-ngc` apply to those.
-bool is_ngc_base(const std::string& ref);
 
 }  // namespace trainimg::recipes

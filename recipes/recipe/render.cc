@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "recipes/recipe/render.h"
 
+#include <algorithm>
+
 #include "recipes/recipe/installer_flags.h"
 #include "recipes/recipe/load.h"
 
@@ -102,7 +104,9 @@ std::vector<RunLine> run_lines(const Text& run) {
   return out;
 }
 
-bool is_comment(const std::string& t) { return !t.empty() && t[0] == '#'; }
+bool is_comment(const std::string& t) {
+  return !t.empty() && t[0] == '#';
+}
 
 bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -161,7 +165,9 @@ void render_run(Writer& w, const Step& s) {
 void render_efa(Writer& w, const Recipe& r) {
   const Text& v = r.efa_installer;
   // Seed 002's own comment for stage 1.
-  w.line("# 1. EFA installer (container-specific: exclude kernel modules). Run apt-get update first in the same RUN.");
+  w.line(
+      "# 1. EFA installer (container-specific: exclude kernel modules). Run apt-get update first in the same "
+      "RUN.");
   w.begin(r.efa_where, 3);
   w.text("RUN apt-get update \\");
   w.end();
@@ -212,8 +218,10 @@ void render_pair(Writer& w, const char* keyword, const NamedValue& kv, bool arg)
   if (arg && !kv.has_value) return w.end();
   w.text("=");
   std::string word = dockerfile_word(kv.value.value);
-  if (kv.has_value) w.node(kv.value, word);
-  else w.text(word);
+  if (kv.has_value)
+    w.node(kv.value, word);
+  else
+    w.text(word);
   w.end();
 }
 
@@ -326,7 +334,13 @@ std::vector<Diagnostic> check_run_text(const Recipe& r) {
   return out;
 }
 
-bool map_to_recipe(const std::vector<SourceMapEntry>& map, Diagnostic& d) {
+namespace {
+
+// Maps one rendered position (file/line/column/length of a Diagnostic or a
+// RelatedLocation) onto the recipe; false when the line has no recipe
+// position.
+template <class Loc>
+bool map_location(const std::vector<SourceMapEntry>& map, Loc& d) {
   if (d.line < 1 || static_cast<size_t>(d.line) > map.size()) return false;
   const SourceMapEntry& e = map[d.line - 1];
   for (const auto& s : e.spans) {
@@ -350,6 +364,16 @@ bool map_to_recipe(const std::vector<SourceMapEntry>& map, Diagnostic& d) {
   d.column = e.column;
   d.length = e.line > 0 ? std::max(1, e.length) : 0;
   return true;
+}
+
+}  // namespace
+
+bool map_to_recipe(const std::vector<SourceMapEntry>& map, Diagnostic& d) {
+  return map_location(map, d);
+}
+
+bool map_to_recipe(const std::vector<SourceMapEntry>& map, RelatedLocation& r) {
+  return map_location(map, r);
 }
 
 }  // namespace trainimg::recipes

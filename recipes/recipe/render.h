@@ -30,6 +30,8 @@ std::vector<Diagnostic> check_run_text(const Recipe& r);
 /// length of `d` from the source map. Returns false when the line has no
 /// recipe position.
 bool map_to_recipe(const std::vector<SourceMapEntry>& map, Diagnostic& d);
+/// The same for a related location of a finding.
+bool map_to_recipe(const std::vector<SourceMapEntry>& map, RelatedLocation& r);
 
 /// Quotes a Dockerfile ENV/ARG/LABEL value when it needs it ("a b", "").
 std::string dockerfile_word(const std::string& v);

@@ -14,8 +14,8 @@ namespace trainimg::recipes::testing {
 
 inline std::string brief(const Diagnostic& d) {
   std::string loc = d.file == "recipe.yaml" ? std::string() : d.file + ":";
-  return loc + std::to_string(d.line) + ":" + std::to_string(d.column) + " " + std::string(to_string(d.severity)) +
-         " [" + d.rule_id + "] " + d.message;
+  return loc + std::to_string(d.line) + ":" + std::to_string(d.column) + " " +
+         std::string(to_string(d.severity)) + " [" + d.rule_id + "] " + d.message;
 }
 
 inline std::vector<std::string> briefs(const std::vector<Diagnostic>& ds) {
@@ -30,11 +30,12 @@ inline LoadResult load_text(const std::string& text, const std::vector<std::stri
 }
 
 /// Loader diagnostics of `text` (schema only).
-inline std::vector<std::string> schema_of(const std::string& text, const std::vector<std::string>& overrides = {}) {
+inline std::vector<std::string> schema_of(const std::string& text,
+                                          const std::vector<std::string>& overrides = {}) {
   return briefs(load_text(text, overrides).diagnostics);
 }
 
-/// Findings of the structural checks on a recipe that loads cleanly.
+/// Findings of the recipe-model rules (checks/) on a recipe that loads cleanly.
 inline std::vector<std::string> checks_of(const std::string& text) {
   LoadResult lr = load_text(text);
   std::vector<std::string> out = briefs(lr.diagnostics);

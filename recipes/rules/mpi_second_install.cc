@@ -16,9 +16,11 @@
 namespace trainimg::recipes::rules {
 namespace {
 
-constexpr std::array<std::string_view, 9> kPackages = {"openmpi-bin", "libopenmpi-dev", "openmpi-common",
-                                                       "libopenmpi3", "libopenmpi3t64", "libopenmpi40",
-                                                       "openmpi",     "openmpi-devel",  "openmpi5"};
+// Open MPI's own packages (Debian/Ubuntu and RPM names), and Debian's
+// default-MPI metapackages, which pull Open MPI in on Debian and Ubuntu.
+constexpr std::array<std::string_view, 11> kPackages = {
+    "openmpi-bin", "libopenmpi-dev", "openmpi-common", "libopenmpi3",     "libopenmpi3t64", "libopenmpi40",
+    "openmpi",     "openmpi-devel",  "openmpi5",       "mpi-default-bin", "mpi-default-dev"};
 constexpr std::array<std::string_view, 2> kInstallerMpi = {"/opt/amazon/openmpi", "/opt/amazon/openmpi5"};
 constexpr std::array<std::string_view, 5> kMpiVars = {"MPI_HOME", "OPAL_PREFIX", "MPI_ROOT", "MPI_DIR",
                                                       "OMPI_DIR"};
@@ -31,7 +33,8 @@ bool installer_mpi(const std::string& path) {
 
 // A variable assignment that points at the installer's Open MPI.
 bool points_at_installer_mpi(const std::string& key, const std::string& value) {
-  if (key == "PATH" || key == "LD_LIBRARY_PATH" || key == "LIBRARY_PATH" || key == "CPATH") {
+  if (key == "PATH" || key == "LD_LIBRARY_PATH" || key == "LIBRARY_PATH" || key == "CPATH" ||
+      key == "CMAKE_PREFIX_PATH" || key == "PKG_CONFIG_PATH") {
     for (const auto& d : split_path_list(value))
       if (installer_mpi(d)) return true;
     return false;

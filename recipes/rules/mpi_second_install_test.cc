@@ -9,23 +9,42 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-TEST(MpiSecondInstall, QuietOnTheSeed) { EXPECT_THAT(hits(kSeedShort, "mpi-second-install"), IsEmpty()); }
+TEST(MpiSecondInstall, QuietOnTheSeed) {
+  EXPECT_THAT(hits(kSeedShort, "mpi-second-install"), IsEmpty());
+}
 
 TEST(MpiSecondInstall, FiresForAptOpenMpi) {
-  EXPECT_THAT(hits(kSeedShort + "RUN apt-get update && apt-get install -y libopenmpi-dev=4.1.6-7 git\n", "mpi-second-install"),
+  EXPECT_THAT(hits(kSeedShort + "RUN apt-get update && apt-get install -y libopenmpi-dev=4.1.6-7 git\n",
+                   "mpi-second-install"),
               ElementsAre("12:42 error"));
 }
 
+// Debian's default-MPI metapackage is Open MPI on Debian and Ubuntu; build
+// search paths pointing at the installer's Open MPI build against it.
+TEST(MpiSecondInstall, FiresForTheDefaultMpiMetapackageAndBuildSearchPaths) {
+  EXPECT_THAT(
+      hits(kSeedShort + "RUN apt-get update && apt-get install -y mpi-default-dev\n", "mpi-second-install"),
+      ElementsAre("12:42 error"));
+  EXPECT_THAT(
+      hits(kSeedShort + "ENV PKG_CONFIG_PATH=/opt/amazon/openmpi/lib/pkgconfig\n", "mpi-second-install"),
+      ElementsAre("12:21 error"));
+  EXPECT_THAT(
+      hits(kSeedShort + "ENV CMAKE_PREFIX_PATH=/usr/local:/opt/amazon/openmpi5\n", "mpi-second-install"),
+      ElementsAre("12:23 error"));
+}
+
 TEST(MpiSecondInstall, QuietForAPackageThatOnlyMentionsMpi) {
-  EXPECT_THAT(hits(kSeedShort + "RUN apt-get install -y python3-mpi4py-doc && echo openmpi-bin\n", "mpi-second-install"),
+  EXPECT_THAT(hits(kSeedShort + "RUN apt-get install -y python3-mpi4py-doc && echo openmpi-bin\n",
+                   "mpi-second-install"),
               IsEmpty());
 }
 
 TEST(MpiSecondInstall, FiresForASourceBuild) {
-  EXPECT_THAT(hits(kSeedShort +
-                       "RUN curl -fsSLO https://download.open-mpi.org/release/open-mpi/v4.1/openmpi-4.1.6.tar.bz2\n",
-                   "mpi-second-install"),
-              ElementsAre("12:17 error"));
+  EXPECT_THAT(
+      hits(kSeedShort +
+               "RUN curl -fsSLO https://download.open-mpi.org/release/open-mpi/v4.1/openmpi-4.1.6.tar.bz2\n",
+           "mpi-second-install"),
+      ElementsAre("12:17 error"));
 }
 
 // One root cause, one finding: the other places are related locations.
@@ -60,22 +79,26 @@ TEST(MpiSecondInstall, ReplacePatternIsOneWarningAtTheRemoval) {
   auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].related.size(), 2u);
-  EXPECT_NE(d[0].message.find("replaces the base's Open MPI (/usr/local/mpi"), std::string::npos) << d[0].message;
+  EXPECT_NE(d[0].message.find("replaces the base's Open MPI (/usr/local/mpi"), std::string::npos)
+      << d[0].message;
 }
 
 TEST(MpiSecondInstall, FiresForTheInstallerMpiInLdSoConfD) {
-  EXPECT_THAT(hits(kSeedShort + "RUN echo /opt/amazon/openmpi/lib > /etc/ld.so.conf.d/openmpi.conf && ldconfig\n",
-                   "mpi-second-install"),
-              ElementsAre("12:10 error"));
+  EXPECT_THAT(
+      hits(kSeedShort + "RUN echo /opt/amazon/openmpi/lib > /etc/ld.so.conf.d/openmpi.conf && ldconfig\n",
+           "mpi-second-install"),
+      ElementsAre("12:10 error"));
 }
 
 TEST(MpiSecondInstall, QuietForAnEchoThatIsNotLoaderConfig) {
-  EXPECT_THAT(hits(kSeedShort + "RUN echo /opt/amazon/openmpi/lib > /tmp/notes.txt\n", "mpi-second-install"), IsEmpty());
+  EXPECT_THAT(hits(kSeedShort + "RUN echo /opt/amazon/openmpi/lib > /tmp/notes.txt\n", "mpi-second-install"),
+              IsEmpty());
 }
 
 TEST(MpiSecondInstall, FiresForWithMpiOnTheNemoImage) {
   std::string df = replace(kSeedShort, "nvcr.io/nvidia/pytorch:26.08-py3", "nvcr.io/nvidia/nemo:25.07");
-  EXPECT_THAT(hits(df + "RUN ./configure --with-mpi=/opt/amazon/openmpi\n", "mpi-second-install"), ElementsAre("12:17 error"));
+  EXPECT_THAT(hits(df + "RUN ./configure --with-mpi=/opt/amazon/openmpi\n", "mpi-second-install"),
+              ElementsAre("12:17 error"));
 }
 
 // nvcr.io/nvidia/cuda carries no MPI: the only Open MPI there is not a second one.
@@ -88,8 +111,9 @@ TEST(MpiSecondInstall, QuietOnTheNgcCudaImage) {
 }
 
 TEST(MpiSecondInstall, HpcImagesNameHpcx) {
-  auto d = lint_dockerfile(SourceFile("Dockerfile", "FROM nvcr.io/nvidia/hpc-benchmarks:24.09\n"
-                                                    "ENV OPAL_PREFIX=/opt/amazon/openmpi\n"),
+  auto d = lint_dockerfile(SourceFile("Dockerfile",
+                                      "FROM nvcr.io/nvidia/hpc-benchmarks:24.09\n"
+                                      "ENV OPAL_PREFIX=/opt/amazon/openmpi\n"),
                            {});
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].line, 2);
@@ -119,16 +143,20 @@ TEST(MpiSecondInstall, FiresForMpiccFromTheInstaller) {
 }
 
 TEST(MpiSecondInstall, FiresForBuildingAgainstIt) {
-  EXPECT_THAT(hits(kSeedShort + "RUN MPI_HOME=/opt/amazon/openmpi pip install mpi4py\n", "mpi-second-install"),
-              ElementsAre("12:5 error"));
+  EXPECT_THAT(
+      hits(kSeedShort + "RUN MPI_HOME=/opt/amazon/openmpi pip install mpi4py\n", "mpi-second-install"),
+      ElementsAre("12:5 error"));
 }
 
 TEST(MpiSecondInstall, QuietForRemovingTheInstallerMpi) {
-  EXPECT_THAT(hits(kSeedShort + "RUN rm -rf /opt/amazon/openmpi /opt/amazon/openmpi5\n", "mpi-second-install"), IsEmpty());
+  EXPECT_THAT(
+      hits(kSeedShort + "RUN rm -rf /opt/amazon/openmpi /opt/amazon/openmpi5\n", "mpi-second-install"),
+      IsEmpty());
 }
 
 TEST(MpiSecondInstall, QuietOnANonNgcBase) {
-  EXPECT_THAT(hits("FROM ubuntu:24.04\nRUN apt-get install -y openmpi-bin\n", "mpi-second-install"), IsEmpty());
+  EXPECT_THAT(hits("FROM ubuntu:24.04\nRUN apt-get install -y openmpi-bin\n", "mpi-second-install"),
+              IsEmpty());
 }
 
 }  // namespace

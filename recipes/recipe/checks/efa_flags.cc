@@ -1,46 +1,53 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// efa-container-flags and efa-disable-ngc for `efa.flags`: the renderer
-// always passes -y -g --skip-kmod --skip-limit-conf --no-verify; extra flags
-// must be real installer options that do not undo a container install
-// (domain.md §3). --disable-ngc is not needed on an NGC base (seed 002,
-// Pitfall ②).
+// recipe-efa-flags: `efa.flags` are appended to the container flags the
+// renderer always passes (-y -g --skip-kmod --skip-limit-conf --no-verify).
+// Each must be a real installer option (by its own spelling, domain.md §3)
+// that does not undo a container install (seed 002, Pitfall ②: "Inside a
+// container there is neither a kernel nor the actual EFA devices"); a
+// container flag given again is dropped by the renderer, so only the YAML
+// shows it. --disable-ngc on an NGC base is efa-disable-ngc, found on the
+// rendered installer line.
 #include "recipes/recipe/checks/checks.h"
 #include "recipes/recipe/installer_flags.h"
-#include "recipes/recipe/load.h"
-#include "recipes/rules/rules.h"
 
 namespace trainimg::recipes {
 
-void check_installer_flags(const Recipe& r, Findings& out) {
+const RuleInfo& recipe_efa_flags_rule() {
+  static const RuleInfo r{
+      "recipe-efa-flags",
+      Severity::Error,
+      "an `efa.flags` entry is not an `efa_installer.sh` option (by its own spelling), undoes a container "
+      "install (`-u`/`--uninstall`, `-m`/`--minimal`, `-h`/`--help`), or is `--mpi=` other than "
+      "`openmpi4`/`openmpi5`; warning for a container flag (`-y -g --skip-kmod --skip-limit-conf "
+      "--no-verify`, any spelling) repeated in `efa.flags`, which the renderer always passes and drops",
+      "list in efa.flags only installer options beyond the container set, e.g. --skip-mpi or --mpi=openmpi5",
+      "seed 002, Pitfall 2: container-specific EFA installer flags",
+      "recipe",
+      "docs/recipes.md#recipe-efa-flags"};
+  return r;
+}
+
+void check_efa_flags(const Recipe& r, Findings& out) {
+  const RuleInfo& info = recipe_efa_flags_rule();
   for (const auto& f : r.efa_flags) {
     std::string value;
     const InstallerFlag* known = find_installer_flag(f.value, &value);
     if (!known) {
-      out.push_back(
-          Finding(rules::efa_container_flags().info, "'" + f.value + "' is not an efa_installer.sh option")
-              .hint("use the installer's own spelling, e.g. --skip-mpi or --mpi=openmpi5")
-              .at_node(f.where, f.length));
+      out.push_back(Finding(info, "'" + f.value + "' is not an efa_installer.sh option")
+                        .hint("use the installer's own spelling, e.g. --skip-mpi or --mpi=openmpi5")
+                        .at_node(f.where, f.length));
     } else if (known->defeats_container) {
-      out.push_back(Finding(rules::efa_container_flags().info,
-                            "'" + f.value + "' contradicts a container install of the EFA stack")
+      out.push_back(Finding(info, "'" + f.value + "' contradicts a container install of the EFA stack")
                         .hint("remove it; the renderer already passes " + std::string(kContainerFlags))
                         .at_node(f.where, f.length));
     } else if (known->container_set) {
-      out.push_back(Finding(recipe_schema_rule(),
-                            "'" + f.value + "' is already in the container flags; it is not repeated")
+      out.push_back(Finding(info, "'" + f.value + "' is already in the container flags; it is not repeated")
                         .severity(Severity::Warning)
                         .hint("remove it from efa.flags")
                         .at_node(f.where, f.length));
     } else if (known->long_name == "--mpi" && value != "openmpi4" && value != "openmpi5") {
-      out.push_back(
-          Finding(rules::efa_container_flags().info, "--mpi takes openmpi4 or openmpi5, not '" + value + "'")
-              .hint("e.g. --mpi=openmpi5")
-              .at_node(f.where, f.length));
-    } else if (known->long_name == "--disable-ngc" && is_ngc_base(r.base.value)) {
-      out.push_back(Finding(rules::efa_disable_ngc().info,
-                            "--disable-ngc on an NGC base: the installer would skip the NGC-specific "
-                            "aws-ofi-nccl package")
-                        .hint("remove it; the installer detects the NGC base itself")
+      out.push_back(Finding(info, "--mpi takes openmpi4 or openmpi5, not '" + value + "'")
+                        .hint("e.g. --mpi=openmpi5")
                         .at_node(f.where, f.length));
     }
   }
