@@ -5,8 +5,11 @@
 # --runs runs (wall seconds):
 #   skopeo copy docker://… oci:DIR (pull alone); that pull + trainimg inspect oci:DIR;
 #   trainimg inspect docker://… (cold cache); trainimg import docker://… cold and warm;
-#   trainimg import dockerd://… of the same image; enroot import docker://… when
-#   enroot is installed (else said to be skipped).
+#   trainimg import dockerd://… of the same image; docker export of it to
+#   /dev/null (the daemon's own floor); enroot import docker://… when enroot
+#   is installed (else said to be skipped). Then the peak RSS (/usr/bin/time
+#   %M) of one cold inspect docker:// and one cold import docker://, and the
+#   ratios the issue sets targets for.
 # The image is a dockerd image (--image NAME, e.g. one bench/import.sh --image
 # kept), pushed to the registry with skopeo (gzip layers, as skopeo pushes them).
 # usage: bench/registry.sh --image NAME [--runs R] [--bin PATH]
@@ -53,6 +56,18 @@ t_cold=$(median "$cold" "$bin" import "docker://$ref" --cache "$work/cache" -o "
 "$bin" import "docker://$ref" --cache "$work/cache" -o "$work/warmup.sqsh" --progress none >/dev/null
 t_warm=$(median "$warm" "$bin" import "docker://$ref" --cache "$work/cache" -o "$work/x.sqsh" --progress none)
 t_dockerd=$(median "$warm" "$bin" import "dockerd://$image" -o "$work/x.sqsh" --progress none)
+export_null() { local c; c=$(docker create "$image" true); docker export "$c" >/dev/null; docker rm "$c" >/dev/null; }
+t_export=$(median "" export_null)
+# peak RSS (KiB) of one run of "$@" after $before
+peak() {
+  local before="$1"; shift
+  eval "$before"
+  /usr/bin/time -f %M -o "$work/rss" "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
+  cat "$work/rss"
+}
+rss_inspect=$(peak "$cold" "$bin" inspect "docker://$ref" --cache "$work/cache" --fail-on never)
+rss_import=$(peak "$cold" "$bin" import "docker://$ref" --cache "$work/cache" -o "$work/x.sqsh" --progress none)
+files=$(docker run --rm --network=host --entrypoint /bin/busybox "$image" find / -xdev 2>/dev/null | wc -l || echo "?")
 if command -v enroot >/dev/null; then
   t_enroot=$(median "$warm" enroot import -o "$work/x.sqsh" "docker://${ref/\//#}")
 else
@@ -64,4 +79,13 @@ printf '%-44s %s\n' "skopeo copy docker:// oci: (pull)" "$t_pull" \
   "trainimg import docker:// (cold cache)" "$t_cold" \
   "trainimg import docker:// (warm cache)" "$t_warm" \
   "trainimg import dockerd://" "$t_dockerd" \
-  "enroot import docker://" "$t_enroot"
+  "enroot import docker://" "$t_enroot" \
+  "docker export > /dev/null" "$t_export"
+ratio() { echo "scale=2; $1 / $2" | bc; }
+printf '%-44s %s\n' "entries in the image (find / -xdev)" "$files" \
+  "peak RSS inspect docker:// (MiB)" "$((rss_inspect / 1024))" \
+  "peak RSS import docker:// (MiB)" "$((rss_import / 1024))" \
+  "cold import / import dockerd://" "$(ratio "$t_cold" "$t_dockerd")" \
+  "import dockerd:// / docker export" "$(ratio "$t_dockerd" "$t_export")" \
+  "warm import / cold import" "$(ratio "$t_warm" "$t_cold")" \
+  "inspect docker:// / pull + inspect oci:" "$(ratio "$t_inspect" "$t_pull_inspect")"
