@@ -4,6 +4,7 @@
 // "# Out of bounds values : N OK|FAILED" and "# Avg bus bandwidth : X".
 #include <cctype>
 #include <charconv>
+#include <limits>
 
 #include "inspect/host/parsers.h"
 
@@ -151,6 +152,7 @@ std::optional<long long> parse_size(std::string_view s) {
   else if (unit == "M" || unit == "m" || unit == "MiB") mul = 1LL << 20;
   else if (unit == "G" || unit == "g" || unit == "GiB") mul = 1LL << 30;
   else return std::nullopt;
+  if (*num > std::numeric_limits<long long>::max() / mul) return std::nullopt;  // no size a long long holds
   return *num * mul;
 }
 
