@@ -4,7 +4,7 @@
 #   5500  plain HTTP, anonymous (tests push their fixtures here with skopeo)
 #   5501  HTTPS (a test CA) + htpasswd Basic auth
 #   5502  plain HTTP + Bearer token auth (auth.token), token server on 5503
-#   (5504-5507, 5512-5513: the fault proxies the tests start; 5509: nothing, for offline tests)
+#   (5504-5508, 5510-5513: the fault proxies the tests start; 5509: nothing, for offline tests)
 #         (tests/registry/token_server.py, RS256 JWTs with an x5c header)
 # State: $TRAINIMG_REGISTRY_STATE (default ${TMPDIR:-/tmp}/trainimg-registry)
 # holds env (KEY=VALUE lines the tests read), ca.pem, the configs, logs and

@@ -43,12 +43,18 @@ struct ImportOptions {
 
 /// One progress event (phase "resolve", "merge", "data", "finish", "verify",
 /// "inspect", "done").
+/// One progress event. Phases: resolve, download (registry sources only;
+/// its events arrive from the download threads while merge and data run),
+/// merge, data, finish, verify, inspect, done. For "download", files/bytes
+/// count the layer blobs ready (downloaded and verified, or cached) of
+/// total_files/total_bytes, the manifest's; for the others, the regular
+/// files written into the image and their bytes.
 struct ImportProgress {
   std::string phase;
   std::string image_digest;  ///< the resolved manifest digest; empty when the source has none
-  uint64_t files = 0;        ///< regular files written so far
-  uint64_t bytes = 0;        ///< their bytes so far
-  uint64_t total_files = 0;  ///< known after a merge pass; 0 when streaming
+  uint64_t files = 0;        ///< regular files written so far (download: layer blobs ready)
+  uint64_t bytes = 0;        ///< their bytes so far (download: blob bytes ready)
+  uint64_t total_files = 0;  ///< known after a merge pass; 0 when streaming (download: layers)
   uint64_t total_bytes = 0;
 };
 using ImportProgressFn = std::function<void(const ImportProgress&)>;

@@ -135,6 +135,14 @@ class DirLister {
   virtual std::vector<Entry> list(const std::string& dir) = 0;
 };
 
+/// Layer blobs a source fetches: what is ready (downloaded and verified, or
+/// found in the cache) of the whole.
+struct TransferProgress {
+  uint64_t bytes = 0, total_bytes = 0;
+  size_t blobs = 0, total_blobs = 0;
+};
+using TransferFn = std::function<void(const TransferProgress&)>;
+
 class ImageSource {
  public:
   virtual ~ImageSource() = default;
@@ -145,6 +153,10 @@ class ImageSource {
   /// Single-layer sources with random access return a lister, valid after
   /// walk() and for as long as anyone holds it; others return null.
   virtual std::shared_ptr<DirLister> lister() { return nullptr; }
+  /// Sources that download their layers (registries) report them through
+  /// `fn` while walk() runs, from their download threads, one call at a
+  /// time and in order; local sources never call it.
+  virtual void on_transfer(TransferFn fn) { (void)fn; }
 };
 
 /// Opens "docker-archive:PATH", "oci:DIR[:TAG]", "dockerd://IMAGE[:TAG]",

@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -130,10 +131,26 @@ struct Job {
 
   sqsh::Node node(const Entry& e) const { return to_node(e, fix, clamp); }
 
+  /// Serialises the reports of the walk and of the source's download threads.
+  std::mutex report_mu{};
+
   void report(const std::string& phase) {
+    std::lock_guard<std::mutex> lock(report_mu);
     prog.phase = phase;
     prog.image_digest = desc.digest;
     if (progress) progress(prog);
+  }
+
+  void report_download(const inspect::TransferProgress& t) {
+    std::lock_guard<std::mutex> lock(report_mu);
+    ImportProgress p;
+    p.phase = "download";
+    p.image_digest = desc.digest;
+    p.files = t.blobs;
+    p.bytes = t.bytes;
+    p.total_files = t.total_blobs;
+    p.total_bytes = t.total_bytes;
+    if (progress) progress(p);
   }
 };
 
@@ -507,6 +524,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   Job job{opt, progress, *src, src->describe(), created.has_value(), fix, clamp, from};
   if (job.desc.reference.empty()) job.desc.reference = opt.source;
   job.report("resolve");  // the source is open: its manifest (and digest) resolved
+  if (progress) src->on_transfer([&job](const inspect::TransferProgress& t) { job.report_download(t); });
   const bool layered = job.desc.layers.size() > 1;
   // The super block mtime must not depend on the clock: SOURCE_DATE_EPOCH or 0.
   ImportResult r;

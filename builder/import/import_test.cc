@@ -247,6 +247,37 @@ TEST_F(ImportVsEnroot, DockerArchiveImportMergesLayersLikeTheDaemon) {
   EXPECT_LT(r.input_bytes, 1000u);
 }
 
+// The TTY line shows the phase the import is in and, while layers still
+// download under it, the download's share; events arrive interleaved.
+TEST(ImportProgressTty, DownloadSharesTheLineWithThePhaseUntilEveryLayerIsReady) {
+  std::ostringstream err;
+  ImportProgressFn p = import_progress_printer("tty", err, false);
+  auto event = [&](std::string phase, uint64_t files, uint64_t bytes, uint64_t total_files,
+                   uint64_t total_bytes) {
+    ImportProgress e;
+    e.phase = std::move(phase);
+    e.files = files;
+    e.bytes = bytes;
+    e.total_files = total_files;
+    e.total_bytes = total_bytes;
+    p(e);
+    std::string s = err.str();
+    err.str("");
+    return s;
+  };
+  EXPECT_EQ(event("resolve", 0, 0, 0, 0), "\r\033[Kresolve: 0 files, 0 bytes");
+  EXPECT_EQ(event("download", 1, 3u << 20, 3, 8u << 20),
+            "\r\033[Kresolve: 0 files, 0 bytes; download: 1/3 layers, 3.0 MiB of 8.0 MiB");
+  EXPECT_EQ(event("merge", 0, 0, 0, 0),
+            "\r\033[Kmerge: 0 files, 0 bytes; download: 1/3 layers, 3.0 MiB of 8.0 MiB");
+  EXPECT_EQ(event("download", 3, 8u << 20, 3, 8u << 20),
+            "\r\033[Kmerge: 0 files, 0 bytes; download: 3/3 layers, 8.0 MiB of 8.0 MiB");
+  // Every layer ready: the download drops out of the line.
+  EXPECT_EQ(event("data", 10, 2048, 20, 4096), "\r\033[Kdata: 10 files, 2048 bytes of 20 files, 4096 bytes");
+  EXPECT_EQ(event("done", 20, 4096, 20, 4096),
+            "\r\033[Kdone: 20 files, 4096 bytes of 20 files, 4096 bytes\n");
+}
+
 TEST(ImportReproducible, SameImageAndSourceDateEpochGiveIdenticalBytes) {
   TempDir tmp;
   ImageSpec img = fixture();
@@ -322,12 +353,29 @@ TEST(ImportRegistry, SameImageAsTheDockerArchiveWithSourceDateEpoch) {
   EXPECT_EQ(r.sidecar["image_digest"], digest) << r.sidecar.dump();
   std::istringstream lines(events.str());
   std::set<std::string> phases;
+  nlohmann::json last_download;
+  uint64_t download_bytes = 0;
   for (std::string line; std::getline(lines, line);) {
     auto j = nlohmann::json::parse(line);
     phases.insert(j["phase"].get<std::string>());
     EXPECT_EQ(j["image_digest"], digest) << line;
+    if (j["phase"] == "download") {
+      EXPECT_GE(j["bytes"].get<uint64_t>(), download_bytes) << line;  // never backwards
+      download_bytes = j["bytes"];
+      last_download = j;
+    }
   }
-  EXPECT_TRUE(phases.count("resolve") && phases.count("merge") && phases.count("done")) << events.str();
+  EXPECT_TRUE(phases.count("resolve") && phases.count("download") && phases.count("merge") &&
+              phases.count("done"))
+      << events.str();
+  // The download ends with every layer blob ready: the manifest's count and bytes.
+  auto manifest = nlohmann::json::parse(std::ifstream(tmp / ("oci/blobs/sha256/" + digest.substr(7))));
+  uint64_t layer_bytes = 0;
+  for (const auto& l : manifest["layers"]) layer_bytes += l["size"].get<uint64_t>();
+  EXPECT_EQ(last_download["files"], manifest["layers"].size()) << events.str();
+  EXPECT_EQ(last_download["total_files"], manifest["layers"].size()) << events.str();
+  EXPECT_EQ(last_download["bytes"], layer_bytes) << events.str();
+  EXPECT_EQ(last_download["total_bytes"], layer_bytes) << events.str();
 }
 
 // dockerd:// without SOURCE_DATE_EPOCH: the daemon's export carries what

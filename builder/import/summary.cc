@@ -2,6 +2,7 @@
 // The import's two summary lines, shared by `trainimg import` and
 // `trainimg build --sqsh`.
 #include <cstdio>
+#include <memory>
 #include <ostream>
 #include <string>
 
@@ -39,9 +40,24 @@ ImportProgressFn import_progress_printer(const std::string& mode, std::ostream& 
     };
   }
   if (!(mode == "tty" || (mode == "auto" && err_is_tty))) return {};
-  return [&err](const ImportProgress& p) {
-    std::string line = "\r\033[K" + p.phase + ": " + std::to_string(p.files) + " files, " + human(p.bytes);
-    if (p.total_files) line += " of " + std::to_string(p.total_files) + " files, " + human(p.total_bytes);
+  // One rewritten line: the phase the import is in and, while layers still
+  // download under it, the download's share.
+  struct Last {
+    ImportProgress phase, download;
+  };
+  auto last = std::make_shared<Last>();
+  return [&err, last](const ImportProgress& p) {
+    (p.phase == "download" ? last->download : last->phase) = p;
+    const ImportProgress& q = last->phase;
+    const ImportProgress& d = last->download;
+    std::string line = "\r\033[K";
+    if (!q.phase.empty()) {
+      line += q.phase + ": " + std::to_string(q.files) + " files, " + human(q.bytes);
+      if (q.total_files) line += " of " + std::to_string(q.total_files) + " files, " + human(q.total_bytes);
+    }
+    if (!d.phase.empty() && (d.files < d.total_files || p.phase == "download") && q.phase != "done")
+      line += std::string(q.phase.empty() ? "" : "; ") + "download: " + std::to_string(d.files) + "/" +
+              std::to_string(d.total_files) + " layers, " + human(d.bytes) + " of " + human(d.total_bytes);
     if (p.phase == "done") line += "\n";
     err << line << std::flush;
   };

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inspect/sources/registry_source.h"
 
+#include <fcntl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <thread>
 
@@ -27,6 +30,7 @@ using registry::Reference;
 
 constexpr uint64_t kMaxJsonBlob = 16 << 20;
 constexpr int kMaxIndexDepth = 4;
+constexpr uint64_t kReportEvery = 32u << 20;  ///< on_transfer calls: every 32 MiB and per blob
 
 struct Descriptor {
   std::string media_type, digest;
@@ -42,6 +46,31 @@ void write_all(int fd, std::string_view data, const std::string& what) {
   }
 }
 
+void pwrite_all(int fd, std::string_view data, uint64_t off, const std::string& what) {
+  while (!data.empty()) {
+    ssize_t n = ::pwrite(fd, data.data(), data.size(), static_cast<off_t>(off));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw_errno(what, "write");
+    data.remove_prefix(static_cast<size_t>(n));
+    off += static_cast<uint64_t>(n);
+  }
+}
+
+// True when the file holds exactly `data` at `off`.
+bool same_bytes(int fd, std::string_view data, uint64_t off, const std::string& what) {
+  char buf[64 * 1024];
+  while (!data.empty()) {
+    size_t want = std::min(data.size(), sizeof buf);
+    ssize_t n = ::pread(fd, buf, want, static_cast<off_t>(off));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw_errno(what, "read");
+    if (n == 0 || std::memcmp(buf, data.data(), static_cast<size_t>(n)) != 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+    off += static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
 std::string read_fd(int fd, uint64_t size, const std::string& what) {
   std::string out(size, '\0');
   FileRange r(fd, 0, size, what);
@@ -52,6 +81,81 @@ std::string read_fd(int fd, uint64_t size, const std::string& what) {
   }
   return out;
 }
+
+// Forwards to a visitor and tells whether an exception came from it rather
+// than from reading the layer (its ContentReader).
+class Blame : public LayerVisitor {
+ public:
+  explicit Blame(LayerVisitor& v) : v_(v) {}
+  bool visitor_threw = false;
+
+  void expect_entries(uint64_t n) override {
+    guard([&] { v_.expect_entries(n); });
+  }
+  void begin_layer(const std::string& id, size_t index) override {
+    guard([&] { v_.begin_layer(id, index); });
+  }
+  bool entry(const Entry& e) override {
+    bool want = false;
+    guard([&] { want = v_.entry(e); });
+    return want;
+  }
+  bool may_want(const Entry& e) override {
+    bool want = false;
+    guard([&] { want = v_.may_want(e); });
+    return want;
+  }
+  void content(const Entry& e, ContentReader& r) override {
+    Reader in(r);
+    try {
+      v_.content(e, in);
+    } catch (...) {
+      if (!in.threw) visitor_threw = true;
+      throw;
+    }
+  }
+  void end_layer(const std::string& id, size_t index) override {
+    guard([&] { v_.end_layer(id, index); });
+  }
+
+ private:
+  class Reader : public ContentReader {
+   public:
+    explicit Reader(ContentReader& in) : in_(in) {}
+    bool threw = false;
+    size_t read(char* buf, size_t n) override {
+      try {
+        return in_.read(buf, n);
+      } catch (...) {
+        threw = true;
+        throw;
+      }
+    }
+    uint64_t skip(uint64_t n) override {
+      try {
+        return in_.skip(n);
+      } catch (...) {
+        threw = true;
+        throw;
+      }
+    }
+
+   private:
+    ContentReader& in_;
+  };
+
+  template <class F>
+  void guard(F&& f) {
+    try {
+      f();
+    } catch (...) {
+      visitor_threw = true;
+      throw;
+    }
+  }
+
+  LayerVisitor& v_;
+};
 
 class RegistrySource : public ImageSource {
  public:
@@ -97,14 +201,42 @@ class RegistrySource : public ImageSource {
 
   ImageDescription describe() override { return desc_; }
 
+  // Layers are read in order while later ones download. A layer still
+  // downloading is read as it grows (GrowingBlob); the walk moves on to the
+  // next layer only once this one is complete and verified, and a digest or
+  // size mismatch anywhere ends the walk with that error, so nothing read
+  // from unverified bytes outlives it.
   void walk(LayerVisitor& v) override {
     start_downloads();
+    struct Stop {  // no download thread outlives the walk (nor calls on_transfer after it)
+      RegistrySource& s;
+      ~Stop() { s.stop_downloads(); }
+    } stop{*this};
     for (size_t i = 0; i < layers_.size(); ++i) {
-      int fd = wait_layer(i);
-      FileRange range(fd, 0, layers_[i].size, name());
-      walk_layer_tar(range, LayerInput{uri_, "blob " + layers_[i].digest, desc_.layers[i], i}, v);
+      LayerInput in{uri_, "blob " + layers_[i].digest, desc_.layers[i], i};
+      if (int fd = wait_readable(i); fd >= 0) {
+        FileRange range(fd, 0, layers_[i].size, name());
+        walk_layer_tar(range, in, v);
+      } else {
+        // Bytes that do not parse may be bytes that will not verify: then
+        // the digest mismatch is the error to report, not the parser's.
+        // An exception of the visitor's own (an interrupt) is not waited on.
+        GrowingBlob growing(*this, i);
+        Blame blame(v);
+        try {
+          walk_layer_tar(growing, in, blame);
+        } catch (const Error&) {
+          if (!blame.visitor_threw) wait_layer(i);
+          throw;
+        }
+        wait_layer(i);
+      }
     }
-    stop_downloads();
+  }
+
+  void on_transfer(TransferFn fn) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    transfer_fn_ = std::move(fn);
   }
 
  private:
@@ -214,29 +346,69 @@ class RegistrySource : public ImageSource {
     for (size_t i = 0; i < layers_.size(); ++i)
       desc_.layers.push_back(i < parsed.diff_ids.size() ? parsed.diff_ids[i] : layers_[i].digest);
     fds_.resize(layers_.size());
+    st_.resize(layers_.size());
   }
 
   // The verified blob: a cache hit, or downloaded, hashed and checked.
-  UniqueFd blob(const Descriptor& d) {
+  // `layer` (a layer's index, or npos) makes the download readable while it
+  // grows: the file's first `avail` bytes never change once announced. When
+  // the registry ignores a Range and sends the blob again from its start,
+  // the bytes already in the file are compared with the new ones instead of
+  // being overwritten (a difference is an error), so what a reader took
+  // before the restart is what the digest finally covers.
+  UniqueFd blob(const Descriptor& d, size_t layer = std::string::npos) {
     return cache_.get(d.digest, [&](int fd) {
       auto sha = std::make_unique<Sha256>();
-      uint64_t n = 0;
+      uint64_t n = 0, in_file = 0, reported = 0;
       const std::string what = "blob " + d.digest;
+      if (layer != std::string::npos) {
+        std::lock_guard<std::mutex> lock(mu_);
+        st_[layer].growing = UniqueFd(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+        if (!st_[layer].growing) throw_errno(what, "dup");
+        st_[layer].avail = 0;
+      }
+      cv_.notify_all();
       auto sink = [&](std::string_view data) {
         if (stop_) throw Error(name(), what + ": download stopped");
         if (n + data.size() > d.size)
           throw Error(name(), what + ": size mismatch: more than the " + std::to_string(d.size) +
                                   " bytes the manifest says (from " + ref_.registry + ")");
-        write_all(fd, data, what);
         sha->update(data);
+        if (n < in_file) {  // a restarted transfer, over bytes already in the file
+          std::string_view head =
+              data.substr(0, static_cast<size_t>(std::min<uint64_t>(data.size(), in_file - n)));
+          if (!same_bytes(fd, head, n, what))
+            throw Error(name(),
+                        what + ": " + ref_.registry +
+                            " sent different bytes when the download started over; nothing was cached");
+          n += head.size();
+          data.remove_prefix(head.size());
+        }
+        if (data.empty()) return;
+        pwrite_all(fd, data, n, what);
         n += data.size();
+        in_file = n;
+        if (layer != std::string::npos) {
+          {
+            std::lock_guard<std::mutex> lock(mu_);
+            st_[layer].avail = n;
+          }
+          cv_.notify_all();
+        }
+        if (layer != std::string::npos && in_file - reported >= kReportEvery) {
+          transferred(in_file - reported, false);
+          reported = in_file;
+        }
       };
       auto restart = [&] {
-        if (ftruncate(fd, 0) != 0 || lseek(fd, 0, SEEK_SET) != 0) throw_errno(what, "truncate");
         sha = std::make_unique<Sha256>();
         n = 0;
       };
       client_.get_blob(d.digest, sink, restart);
+      if (layer != std::string::npos) {
+        std::lock_guard<std::mutex> lock(mu_);
+        st_[layer].counted = reported;
+      }
       if (n != d.size)
         throw Error(name(), what + ": size mismatch: " + ref_.registry + " sent " + std::to_string(n) +
                                 " bytes, the manifest says " + std::to_string(d.size));
@@ -254,6 +426,21 @@ class RegistrySource : public ImageSource {
     stop_ = false;
     next_ = 0;
     error_ = nullptr;
+    bool all_ready;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      progress_ = {};
+      progress_.total_blobs = layers_.size();
+      for (size_t i = 0; i < layers_.size(); ++i) {
+        progress_.total_bytes += layers_[i].size;
+        if (fds_[i]) {
+          progress_.blobs++;
+          progress_.bytes += layers_[i].size;
+        }
+      }
+      all_ready = progress_.blobs == progress_.total_blobs;
+    }
+    if (!all_ready) transferred(0, false);  // a second walk (import's data pass) downloads nothing
     unsigned n =
         std::max(1u, std::min<unsigned>(opt_.max_connections, static_cast<unsigned>(layers_.size())));
     for (unsigned t = 0; t < n; ++t)
@@ -266,9 +453,14 @@ class RegistrySource : public ImageSource {
             if (fds_[i]) continue;
           }
           try {
-            UniqueFd fd = blob(layers_[i]);
-            std::lock_guard<std::mutex> lock(mu_);
-            fds_[i] = std::move(fd);
+            UniqueFd fd = blob(layers_[i], i);
+            uint64_t rest;  // a cache hit: all of it
+            {
+              std::lock_guard<std::mutex> lock(mu_);
+              fds_[i] = std::move(fd);
+              rest = layers_[i].size - std::min(layers_[i].size, st_[i].counted);
+            }
+            transferred(rest, true);
           } catch (...) {
             std::lock_guard<std::mutex> lock(mu_);
             if (!error_ && !stop_) error_ = std::current_exception();
@@ -279,11 +471,73 @@ class RegistrySource : public ImageSource {
       });
   }
 
+  // The layer's verified fd, waiting for it.
   int wait_layer(size_t i) {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [&] { return fds_[i] || error_; });
     if (fds_[i]) return fds_[i].get();
     std::rethrow_exception(error_);
+  }
+
+  // The layer's verified fd, or -1 once its download has started (then it
+  // is read while it grows).
+  int wait_readable(size_t i) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return fds_[i] || st_[i].growing || error_; });
+    if (fds_[i]) return fds_[i].get();
+    if (error_) std::rethrow_exception(error_);
+    return -1;
+  }
+
+  // A layer blob while it downloads: reads wait for the bytes to arrive.
+  class GrowingBlob : public ByteSource {
+   public:
+    GrowingBlob(RegistrySource& s, size_t i) : s_(s), i_(i), size_(s.layers_[i].size) {}
+    size_t read(char* buf, size_t n) override {
+      n = static_cast<size_t>(std::min<uint64_t>(n, size_ - pos_));
+      if (n == 0) return 0;
+      int fd;
+      uint64_t limit;
+      {
+        std::unique_lock<std::mutex> lock(s_.mu_);
+        auto& st = s_.st_[i_];
+        s_.cv_.wait(lock, [&] { return s_.fds_[i_] || st.avail > pos_ || s_.error_; });
+        if (!s_.fds_[i_] && st.avail <= pos_) std::rethrow_exception(s_.error_);
+        fd = st.growing.get();
+        limit = s_.fds_[i_] ? size_ : st.avail;
+      }
+      FileRange r(fd, pos_, std::min<uint64_t>(n, limit - pos_), s_.name());
+      size_t got = r.read(buf, n);
+      if (got == 0) throw Error(s_.name(), "blob " + s_.layers_[i_].digest + ": short read");
+      pos_ += got;
+      return got;
+    }
+    uint64_t skip(uint64_t n) override {
+      uint64_t step = std::min(n, size_ - pos_);
+      pos_ += step;
+      return step;
+    }
+    bool seekable() const override { return true; }
+
+   private:
+    RegistrySource& s_;
+    size_t i_;
+    uint64_t size_, pos_ = 0;
+  };
+
+  // Bytes of layer blobs that are ready (downloaded or cached), for on_transfer.
+  void transferred(uint64_t bytes, bool blob_done) {
+    std::lock_guard<std::mutex> lock(report_mu_);
+    TransferProgress p;
+    TransferFn fn;
+    {
+      std::lock_guard<std::mutex> lock2(mu_);
+      progress_.bytes += bytes;
+      if (blob_done) progress_.blobs++;
+      p = progress_;
+      fn = transfer_fn_;
+    }
+    if (fn) fn(p);
   }
 
   void stop_downloads() {
@@ -303,6 +557,15 @@ class RegistrySource : public ImageSource {
   // Layer blobs already opened: a second walk (import's data pass) reads
   // them again without a download, with or without a cache.
   std::vector<UniqueFd> fds_;
+  struct LayerState {
+    UniqueFd growing;      ///< the blob's file while it downloads
+    uint64_t avail = 0;    ///< its first `avail` bytes are written and final
+    uint64_t counted = 0;  ///< bytes already passed to on_transfer
+  };
+  std::vector<LayerState> st_;
+  TransferFn transfer_fn_;
+  TransferProgress progress_;
+  std::mutex report_mu_;  ///< one on_transfer call at a time, in order
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::thread> threads_;

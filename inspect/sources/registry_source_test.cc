@@ -422,6 +422,65 @@ TEST_F(RegistrySourceTest, ACutBlobResumesWithRange) {
   EXPECT_TRUE(fs::is_empty(cache_ / "tmp"));
 }
 
+// The registry ignores Range on the retry and sends the whole blob again:
+// the bytes already received are compared, not rewritten, and the image reads
+// back the same; when the blob sent again differs from what came first (one
+// byte, in the part already received), it is refused and nothing is cached.
+TEST_F(RegistrySourceTest, ARestartWithoutRangeComparesTheBytesAlreadyReceived) {
+  ImageSpec img = ngc_like("norange");
+  img.layers[2].file("/big-noise", noise(400000, 11));
+  std::string layout = push(img, "test/norange");
+  {
+    FaultProxy proxy(5508, env_["TRAINIMG_TEST_REGISTRY_ANON"], "norange", tmp_ / "proxy.log");
+    auto src = open_source("docker://127.0.0.1:5508/test/norange:norange");
+    EXPECT_EQ(listing(*src), listing(*open_oci_layout_source(layout)));
+    EXPECT_NE(proxy.log().find("range=bytes="), std::string::npos) << proxy.log();
+    EXPECT_TRUE(fs::is_empty(cache_ / "tmp"));
+  }
+  TempDir other_cache;
+  scoped_.set("TRAINIMG_CACHE", other_cache.path());
+  FaultProxy proxy(5511, env_["TRAINIMG_TEST_REGISTRY_ANON"], "norange-flip", tmp_ / "proxy2.log");
+  std::string err = error_of([&] {
+    auto src = open_source("docker://127.0.0.1:5511/test/norange:norange");
+    listing(*src);
+  });
+  EXPECT_NE(err.find("sent different bytes when the download started over"), std::string::npos) << err;
+  EXPECT_TRUE(fs::is_empty(other_cache / "tmp"));
+  for (const auto& e : fs::directory_iterator(other_cache / "blobs/sha256")) {
+    // Only blobs that verified are there: each one's name is its content's digest.
+    EXPECT_EQ(sha256_digest(read_bytes(e.path())), "sha256:" + e.path().filename().string());
+  }
+}
+
+// A layer is read while it downloads: the proxy holds back the second half of
+// the big layer until the walk has seen entries of that layer.
+TEST_F(RegistrySourceTest, ALayerIsWalkedWhileItDownloads) {
+  ImageSpec img = ngc_like("stall");
+  img.layers[2].file("/zz-big-noise", noise(600000, 13));
+  std::string layout = push(img, "test/stall");
+  FaultProxy proxy(5510, env_["TRAINIMG_TEST_REGISTRY_ANON"], "stall", tmp_ / "proxy.log");
+  const std::string release = tmp_ / "proxy.log.release";
+  auto src = open_source("docker://127.0.0.1:5510/test/stall:stall");
+  struct Visitor : LayerVisitor {
+    std::string release;
+    size_t layer = 0;
+    int early = 0;  // entries of the last layer seen while its blob was held back
+    void begin_layer(const std::string&, size_t index) override { layer = index; }
+    bool entry(const Entry&) override {
+      if (layer == 2 && !fs::exists(release)) {
+        ++early;
+        write_bytes(release, "");
+      }
+      return false;
+    }
+  } v;
+  v.release = release;
+  src->walk(v);
+  EXPECT_EQ(v.early, 1);
+  EXPECT_EQ(proxy.log().find("stall-timeout"), std::string::npos) << proxy.log();
+  EXPECT_TRUE(fs::is_empty(cache_ / "tmp"));
+}
+
 TEST_F(RegistrySourceTest, ARedirectToAnotherHostCarriesNoAuthorization) {
   ImageSpec img = ngc_like("redirect");
   std::string layout = push(img, "test/redirect");

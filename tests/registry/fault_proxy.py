@@ -11,6 +11,14 @@
 #   pass:     nothing injected (a request counter for the tests).
 #   slow:     every blob GET waits 2 s before it is answered (an import
 #             long enough to be killed in the middle).
+#   norange:  each blob's first GET is cut as in `cut`; later GETs ignore
+#             Range and send the whole blob again (200).
+#   norange-flip: as norange, but the whole blob sent again has one byte
+#             changed in its first quarter (what the first GET delivered).
+#   stall:    each blob of more than 100 kB is sent in two halves; the
+#             second goes only once the file LOG.release exists (a reader
+#             has seen entries from the first half). After 20 s without it
+#             the proxy logs "stall-timeout" and sends it anyway.
 #   redirect: /v2/ paths need HTTP Basic auth (any user, password "pw");
 #             blob GETs are redirected (307) to http://localhost:PORT/r/…,
 #             another host name, which serves the blob without auth.
@@ -32,9 +40,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def forward(self, path):
+    def forward(self, path, with_range=True):
         req = urllib.request.Request(upstream + path)
-        for h in ('Accept', 'Range'):
+        for h in ('Accept', 'Range') if with_range else ('Accept',):
             if self.headers.get(h):
                 req.add_header(h, self.headers[h])
         try:
@@ -84,8 +92,33 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.send(500, None, b'{"errors":[{"code":"UNKNOWN","message":"injected"}]}')
         if is_blob and mode == 'errors' and n == 2:
             return self.send(429, {'Retry-After': '1'}, b'')
+        if is_blob and mode in ('norange', 'norange-flip'):
+            status, headers, body = self.forward(path, with_range=False)
+            if n > 1 and mode == 'norange-flip' and len(body) > 1000:
+                body = body[:len(body) // 4] + bytes([body[len(body) // 4] ^ 1]) + body[len(body) // 4 + 1:]
+            return self.send(status, headers, body, cut=(n == 1 and len(body) > 1000))
         status, headers, body = self.forward(path)
+        if is_blob and mode == 'stall' and status == 200 and len(body) > 100000:
+            return self.send_stalled(status, headers, body)
         self.send(status, headers, body, cut=(is_blob and mode == 'cut' and n == 1 and len(body) > 1000))
+
+    def send_stalled(self, status, headers, body):
+        self.send_response(status)
+        for h in ('Content-Type', 'Docker-Content-Digest'):
+            if headers.get(h):
+                self.send_header(h, headers[h])
+        self.send_header('Content-Length', str(len(body)))
+        self.end_headers()
+        self.wfile.write(body[:len(body) // 2])
+        self.wfile.flush()
+        import os
+        for _ in range(400):
+            if os.path.exists(log_path + '.release'):
+                break
+            time.sleep(0.05)
+        else:
+            log('stall-timeout %s' % self.path)
+        self.wfile.write(body[len(body) // 2:])
 
 
 http.server.ThreadingHTTPServer(('127.0.0.1', port), Handler).serve_forever()
