@@ -6,8 +6,8 @@
 #   skopeo copy docker://… oci:DIR (pull alone); that pull + trainimg inspect oci:DIR;
 #   trainimg inspect docker://… (cold cache); trainimg import docker://… cold and warm;
 #   trainimg import dockerd://… of the same image; docker export of it to
-#   /dev/null (the daemon's own floor); enroot import docker://… when enroot
-#   is installed (else said to be skipped). Then the peak RSS (/usr/bin/time
+#   /dev/null (the daemon's own floor); enroot import docker://… (cold: its
+#   cache emptied each run) when enroot is on PATH (else said to be skipped). Then the peak RSS (/usr/bin/time
 #   %M) of one cold inspect docker:// and one cold import docker://, and the
 #   ratios the issue sets targets for.
 # The image is a dockerd image (--image NAME, e.g. one bench/import.sh --image
@@ -69,7 +69,11 @@ rss_inspect=$(peak "$cold" "$bin" inspect "docker://$ref" --cache "$work/cache" 
 rss_import=$(peak "$cold" "$bin" import "docker://$ref" --cache "$work/cache" -o "$work/x.sqsh" --progress none)
 files=$(docker run --rm --network=host --entrypoint /bin/busybox "$image" find / -xdev 2>/dev/null | wc -l || echo "?")
 if command -v enroot >/dev/null; then
-  t_enroot=$(median "$warm" enroot import -o "$work/x.sqsh" "docker://${ref/\//#}")
+  # Cold, like trainimg's cold import: enroot's own layer cache emptied each time.
+  export ENROOT_CACHE_PATH="$work/enroot/cache" ENROOT_DATA_PATH="$work/enroot/data" \
+    ENROOT_RUNTIME_PATH="$work/enroot/run" ENROOT_TEMP_PATH="$work/enroot/tmp"
+  enroot_cold='rm -rf "$work/enroot" "$work/x.sqsh"*; mkdir -p "$work/enroot/cache" "$work/enroot/data" "$work/enroot/run" "$work/enroot/tmp"'
+  t_enroot=$(median "$enroot_cold" enroot import -o "$work/x.sqsh" "docker://${ref/\//#}")
 else
   t_enroot="skipped (enroot not installed)"
 fi
@@ -89,3 +93,7 @@ printf '%-44s %s\n' "entries in the image (find / -xdev)" "$files" \
   "import dockerd:// / docker export" "$(ratio "$t_dockerd" "$t_export")" \
   "warm import / cold import" "$(ratio "$t_warm" "$t_cold")" \
   "inspect docker:// / pull + inspect oci:" "$(ratio "$t_inspect" "$t_pull_inspect")"
+case "$t_enroot" in
+  skipped*) ;;
+  *) printf '%-44s %s\n' "cold import / enroot import docker://" "$(ratio "$t_cold" "$t_enroot")" ;;
+esac
