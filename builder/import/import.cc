@@ -204,8 +204,9 @@ class DataPass : public inspect::LayerVisitor {
     if ((s & 1023) == 0) check_interrupted(job_.desc.reference);
     auto it = plan_.content_owner.find(s);
     if (it == plan_.content_owner.end()) return false;
-    const MergedNode& n = view_.at(it->second);
-    if (e.type != EntryType::File || (e.path != it->second && n.source.path != e.path && e.path != n.entry.path))
+    const MergedNode& n = view_.find(it->second)->second;
+    if (e.type != EntryType::File ||
+        (e.path != it->second && (!n.source || n.source->path != e.path) && e.path != n.entry.path))
       throw Error(job_.desc.reference, "the source changed between two walks (at " + e.path + ")",
                   "do not modify the image while it is imported");
     if (n.entry.size == 0) return false;
@@ -384,7 +385,7 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     WritePlan plan = plan_writes(m.view());
     for (const auto& [s, path] : plan.content_owner) {
       job.prog.total_files++;
-      job.prog.total_bytes += m.view().at(path).entry.size;
+      job.prog.total_bytes += m.view().find(path)->second.entry.size;
     }
     job.report("data");
     DataPass p2(job, w, m.view(), plan);
@@ -406,7 +407,7 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     if (owner == plan.content_owner.end() || owner->second != path) return false;
   }
   for (const auto& [s, path] : plan.content_owner) {
-    const MergedNode& n = m.view().at(path);
+    const MergedNode& n = m.view().find(path)->second;
     if (s != kGeneratedSeq && n.entry.size > 0 && !p.written().count(s)) return false;
   }
   write_tree(job, w, m.view(), generated, [&](const MergedNode& n) {

@@ -23,6 +23,24 @@ std::string prefix_end(std::string prefix) {
   return prefix;
 }
 
+// An entry as the view keeps it: without its layer id (MergedNode::layer
+// indexes the layer), which would cost a heap string per path.
+Entry stored(const Entry& e) {
+  Entry s;
+  s.path = e.path;
+  s.type = e.type;
+  s.mode = e.mode;
+  s.uid = e.uid;
+  s.gid = e.gid;
+  s.size = e.size;
+  s.mtime = e.mtime;
+  s.rdev_major = e.rdev_major;
+  s.rdev_minor = e.rdev_minor;
+  s.link_target = e.link_target;
+  s.xattrs = e.xattrs;
+  return s;
+}
+
 }  // namespace
 
 std::pair<std::string, std::string> split_path(const std::string& path) {
@@ -73,7 +91,6 @@ void LayerMerger::ensure_parents(const std::string& path, int64_t mtime) {
     n.entry.type = EntryType::Dir;
     n.entry.mode = 0755;
     n.entry.mtime = mtime;
-    n.entry.layer = layer_id_;
     n.layer = layer_;
     view_[*it] = std::move(n);
   }
@@ -99,12 +116,12 @@ void LayerMerger::resolve_hardlink(MergedNode& n) {
     case EntryType::File:
       n.content_seq = t.seq;
       take_link_meta(t.entry);
-      n.source = t.entry;
+      n.source = std::make_unique<Entry>(t.entry);
       break;
     case EntryType::Hardlink:
       n.content_seq = t.content_seq;
-      take_link_meta(t.source);
-      n.source = t.source;
+      take_link_meta(*t.source);
+      n.source = std::make_unique<Entry>(*t.source);
       break;
     case EntryType::Dir:
       throw Error(layer_id_, "hard link " + n.entry.path + " -> " + target + ": the target is a directory");
@@ -112,7 +129,6 @@ void LayerMerger::resolve_hardlink(MergedNode& n) {
       std::string path = n.entry.path;
       n.entry = t.entry;
       n.entry.path = std::move(path);
-      n.entry.layer = layer_id_;
     }
   }
 }
@@ -128,7 +144,7 @@ void LayerMerger::apply(const Entry& e, uint64_t seq) {
     return;
   }
   MergedNode n;
-  n.entry = e;
+  n.entry = stored(e);
   n.layer = layer_;
   n.seq = seq;
   n.content_seq = seq;
@@ -154,7 +170,7 @@ void LayerMerger::put(const Entry& e, bool keep_dir) {
   if (it != view_.end() && !(it->second.entry.type == EntryType::Dir && e.type == EntryType::Dir))
     remove_subtree(e.path, kAllLayers);
   MergedNode n;
-  n.entry = e;
+  n.entry = stored(e);
   n.layer = layer_;
   view_[e.path] = std::move(n);
 }
@@ -187,7 +203,7 @@ WritePlan plan_writes(MergedView& view) {
     auto owner = plan.content_owner.find(n.content_seq);
     if (owner == plan.content_owner.end()) {
       plan.content_owner[n.content_seq] = path;
-      n.entry = n.source;
+      n.entry = *n.source;
       n.entry.path = path;
       n.entry.type = EntryType::File;
       n.seq = n.content_seq;

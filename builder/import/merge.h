@@ -8,9 +8,10 @@
 // directory merges and takes the newer metadata; anything else replaces the
 // whole subtree), a missing or non-directory parent becomes a directory.
 // What it keeps per path is metadata plus the walk position (`seq`) of the
-// version that won, so memory grows with the number of paths, never with the
-// bytes: the content of each final file is read later, from the walk, at
-// exactly that position.
+// version that won (not the layer id, which MergedNode::layer indexes, nor a
+// second copy of the metadata unless the path is a hard link), so memory grows
+// with the number of paths, never with the bytes: the content of each final file is read later, from the
+// walk, at exactly that position.
 //
 // Hard links: a tar hard link names an earlier entry; the link keeps the
 // bytes that entry had when the link was made, even if a later layer replaces
@@ -21,6 +22,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -39,10 +41,11 @@ struct MergedNode {
   /// Regular files: the position whose bytes are the content (== seq).
   /// Hard links: the position of the source version, whose metadata is `source`.
   uint64_t content_seq = kGeneratedSeq;
-  inspect::Entry source;
+  /// Hard links only (null otherwise): the metadata of the source version.
+  std::unique_ptr<inspect::Entry> source;
 };
 
-using MergedView = std::map<std::string, MergedNode>;
+using MergedView = std::map<std::string, MergedNode, std::less<>>;
 
 class LayerMerger {
  public:
@@ -82,7 +85,8 @@ class LayerMerger {
 /// Which output path stores which walk position's bytes.
 struct WritePlan {
   /// walk position -> the output path written as a regular file with them
-  std::unordered_map<uint64_t, std::string> content_owner;
+  /// (views of the MergedView's keys: valid while the view keeps the path)
+  std::unordered_map<uint64_t, std::string_view> content_owner;
   /// hard link path -> the output path of the regular file it shares
   std::map<std::string, std::string> links;
 };

@@ -145,7 +145,7 @@ TEST(LayerMerger, HardLinkHeaderMetadataAppliesToTheSharedInodeAsDockerDoes) {
   w.layer_of({ent("/a", EntryType::File, 0755), l});
   EXPECT_EQ(w.m.view().at("/a").entry.mode, 0700u);
   EXPECT_EQ(w.m.view().at("/a").entry.mtime, 7);
-  EXPECT_EQ(w.m.view().at("/b").source.mode, 0700u);
+  EXPECT_EQ(w.m.view().at("/b").source->mode, 0700u);
 }
 
 TEST(LayerMerger, HardLinkToAMissingTargetIsAnErrorNamingTheLayer) {
