@@ -211,16 +211,19 @@ class DataPass : public inspect::LayerVisitor {
                   "do not modify the image while it is imported");
     if (n.entry.size == 0) return false;
     current_ = &n;
+    current_seq_ = s;
     return true;
   }
   void content(const Entry& e, inspect::ContentReader& r) override {
     if (!current_) return;
     (void)e;
     copy_content(job_, w_, job_.node(current_->entry), r);
-    written_.insert(current_->entry.path);
+    written_.push_back(current_seq_);
     current_ = nullptr;
   }
-  const std::unordered_set<std::string>& written() const { return written_; }
+  /// Walk positions whose bytes were written (each the `seq` of the view
+  /// node that owns them), ascending.
+  bool wrote(uint64_t seq) const { return std::binary_search(written_.begin(), written_.end(), seq); }
 
  private:
   Job& job_;
@@ -228,8 +231,9 @@ class DataPass : public inspect::LayerVisitor {
   const MergedView& view_;
   const WritePlan& plan_;
   const MergedNode* current_ = nullptr;
+  uint64_t current_seq_ = 0;
   uint64_t seq_ = 0;
-  std::unordered_set<std::string> written_;
+  std::vector<uint64_t> written_;
 };
 
 // The single pass: merge and write each file as it comes.
@@ -247,9 +251,11 @@ class OnePass : public inspect::LayerVisitor {
   }
   void content(const Entry& e, inspect::ContentReader& r) override {
     copy_content(job_, w_, job_.node(e), r);
-    written_[pending_] = e.path;
+    written_.push_back(pending_);
   }
-  const std::unordered_map<uint64_t, std::string>& written() const { return written_; }
+  /// Walk positions whose bytes were written (to the entry's own path), ascending.
+  const std::vector<uint64_t>& written() const { return written_; }
+  bool wrote(uint64_t seq) const { return std::binary_search(written_.begin(), written_.end(), seq); }
   uint64_t entries() const { return seq_; }
 
  private:
@@ -258,7 +264,7 @@ class OnePass : public inspect::LayerVisitor {
   LayerMerger& m_;
   uint64_t seq_ = 0;
   uint64_t pending_ = 0;
-  std::unordered_map<uint64_t, std::string> written_;
+  std::vector<uint64_t> written_;
 };
 
 int64_t newest_mtime(const MergedView& v) {
@@ -390,7 +396,7 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     job.report("data");
     DataPass p2(job, w, m.view(), plan);
     job.src.walk(p2);
-    write_tree(job, w, m.view(), generated, [&](const MergedNode& n) { return p2.written().count(n.entry.path) != 0; });
+    write_tree(job, w, m.view(), generated, [&](const MergedNode& n) { return p2.wrote(n.seq); });
     out = {p1.entries(), 2};
     return true;
   }
@@ -401,17 +407,17 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
   auto generated = add_generated(job, m, reference_time(job, m.view()));
   drop_excluded(m.view());
   WritePlan plan = plan_writes(m.view());
-  // Every byte written must be the final content of the path it went to.
-  for (const auto& [s, path] : p.written()) {
-    auto owner = plan.content_owner.find(s);
-    if (owner == plan.content_owner.end() || owner->second != path) return false;
-  }
+  // Every byte written must be the final content of the path it went to: a
+  // file that a later entry replaced may still own its bytes under another
+  // path (a hard link made before) or none; either way, two passes.
+  for (uint64_t s : p.written())
+    if (m.replaced_file(s) || !plan.content_owner.count(s)) return false;
   for (const auto& [s, path] : plan.content_owner) {
     const MergedNode& n = m.view().find(path)->second;
-    if (s != kGeneratedSeq && n.entry.size > 0 && !p.written().count(s)) return false;
+    if (s != kGeneratedSeq && n.entry.size > 0 && !p.wrote(s)) return false;
   }
   write_tree(job, w, m.view(), generated, [&](const MergedNode& n) {
-    return n.seq != kGeneratedSeq && n.entry.size > 0 && p.written().count(n.seq) != 0;
+    return n.seq != kGeneratedSeq && n.entry.size > 0 && p.wrote(n.seq);
   });
   out = {p.entries(), 1};
   return true;

@@ -491,6 +491,53 @@ TEST(ImportPublish, ExistingOutputIsRefusedWithoutForceAndReplacedWithIt) {
   EXPECT_EQ(r.sidecar, side);
 }
 
+// A one-layer image is written in one pass, each file as it comes. When a
+// later member of the same tar replaces a file already written (a duplicate
+// member), or a hard link made before the replacement keeps the old bytes
+// under another name, the one pass is thrown away and the image written in
+// two: every path holds its final bytes, and no dead bytes are stored.
+TEST(ImportOnePass, AReplacedFileFallsBackToTwoPassesWithTheFinalBytes) {
+  TempDir tmp;
+  ImageSpec img;
+  img.tag = "dup:1";
+  img.layer()
+      .dir("/d")
+      .file("/d/a", "old bytes of a")
+      .hardlink("/d/b", "/d/a")
+      .file("/d/c", "first c")
+      .file("/d/a", "new bytes of a")
+      .file("/d/c", "second c")
+      .file("/d/keep", "kept");
+  inspect::testing::write_docker_archive(img, tmp / "img.tar");
+  ImportOptions o;
+  o.source = "docker-archive:" + tmp / "img.tar";
+  o.output = tmp / "img.sqsh";
+  o.inspect = false;
+  o.source_date_epoch = 1700000000;  // /etc/rc names the config digest: the same length for both images
+  ImportResult r = import_image(o);
+  EXPECT_EQ(r.passes, 2u);
+  auto cat = [&](const std::string& p) { return sh("unsquashfs -cat " + tmp / "img.sqsh" + " " + p).out; };
+  EXPECT_EQ(cat("d/a"), "new bytes of a");
+  EXPECT_EQ(cat("d/b"), "old bytes of a");
+  EXPECT_EQ(cat("d/c"), "second c");
+  EXPECT_EQ(cat("d/keep"), "kept");
+
+  // Without a replacement, one pass.
+  ImageSpec plain;
+  plain.tag = "plain:1";
+  plain.layer().dir("/d").file("/d/a", "a").hardlink("/d/b", "/d/a").file("/d/c", "c");
+  inspect::testing::write_docker_archive(plain, tmp / "plain.tar");
+  o.source = "docker-archive:" + tmp / "plain.tar";
+  o.output = tmp / "plain.sqsh";
+  ImportResult p = import_image(o);
+  EXPECT_EQ(p.passes, 1u);
+  EXPECT_EQ(sh("unsquashfs -cat " + tmp / "plain.sqsh" + " d/b").out, "a");
+  // Only the final versions' bytes were written ("first c" is not stored):
+  // both images get the same generated files (enroot's /etc/rc…) besides.
+  const uint64_t generated = p.input_bytes - 2;
+  EXPECT_EQ(r.input_bytes, generated + std::string("new bytes of aold bytes of asecond ckept").size());
+}
+
 TEST(ImportPublish, FullFileSystemLeavesNothingAndSaysSo) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs";
   TempDir tmp;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <functional>
+#include <stdexcept>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -215,19 +216,21 @@ bool plain_name(std::string_view s) {
 }
 
 // An exact set of paths for one layer: the names in one arena, an open
-// addressing table of (hash, offset, length). A std::unordered_set<string>
-// cost one allocation and a rehash share per regular file (11% of a large
-// layer's walk); this costs an append. Erased names stay in the arena.
+// addressing table of 16-byte slots (offset and state, length, 32 bits of
+// the hash). A std::unordered_set<string> cost one allocation and a rehash
+// share per regular file (11% of a large layer's walk); this costs an append.
+// Erased names stay in the arena.
 class PathSet {
  public:
   bool empty() const { return live_ == 0; }
   bool contains(std::string_view p) const { return live_ != 0 && find(p, hash(p)) != kNone; }
 
   void insert(std::string_view p) {
+    if (p.size() > UINT32_MAX) throw std::length_error("path too long");
     const uint64_t h = hash(p);
     if (find(p, h) != kNone) return;
     if ((occupied_ + 1) * 4 > slots_.size() * 3) rebuild();
-    place(Slot{h, arena_.size(), p.size(), kLive});
+    place(Slot::make(arena_.size(), kLive, static_cast<uint32_t>(p.size()), h), h);
     arena_.append(p);
     ++occupied_;
     ++live_;
@@ -236,7 +239,7 @@ class PathSet {
   void erase(std::string_view p) {
     if (live_ == 0) return;
     if (size_t i = find(p, hash(p)); i != kNone) {
-      slots_[i].state = kErased;  // still occupied: probing passes over it
+      slots_[i].set_state(kErased);  // still occupied: probing passes over it
       --live_;
     }
   }
@@ -245,31 +248,42 @@ class PathSet {
   static constexpr size_t kNone = SIZE_MAX;
   enum : uint8_t { kFree = 0, kLive, kErased };
   struct Slot {
-    uint64_t hash = 0;
-    size_t offset = 0, length = 0;
-    uint8_t state = kFree;
+    uint64_t offset_state = 0;  // arena offset << 2 | state
+    uint32_t length = 0;
+    uint32_t hash_hi = 0;  // the hash's upper half (its lower bits pick the slot)
+    static Slot make(size_t offset, uint8_t state, uint32_t length, uint64_t h) {
+      return Slot{static_cast<uint64_t>(offset) << 2 | state, length, static_cast<uint32_t>(h >> 32)};
+    }
+    uint8_t state() const { return static_cast<uint8_t>(offset_state & 3); }
+    size_t offset() const { return static_cast<size_t>(offset_state >> 2); }
+    void set_state(uint8_t s) { offset_state = (offset_state & ~uint64_t{3}) | s; }
   };
+  static_assert(sizeof(Slot) == 16);
 
   static uint64_t hash(std::string_view p) { return std::hash<std::string_view>{}(p); }
 
   size_t find(std::string_view p, uint64_t h) const {
     if (slots_.empty()) return kNone;
     const size_t mask = slots_.size() - 1;
+    const auto hi = static_cast<uint32_t>(h >> 32);
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       const Slot& s = slots_[i];
-      if (s.state == kFree) return kNone;
-      if (s.state == kLive && s.hash == h && s.length == p.size() &&
-          std::string_view(arena_).substr(s.offset, s.length) == p)
+      if (s.state() == kFree) return kNone;
+      if (s.state() == kLive && s.hash_hi == hi && s.length == p.size() &&
+          std::string_view(arena_).substr(s.offset(), s.length) == p)
         return i;
     }
   }
 
-  void place(const Slot& s) {
+  // Slot `s` whose name hashes to `h` (the table position comes from it).
+  void place(const Slot& s, uint64_t h) {
     const size_t mask = slots_.size() - 1;
-    size_t i = s.hash & mask;
-    while (slots_[i].state != kFree) i = (i + 1) & mask;
+    size_t i = h & mask;
+    while (slots_[i].state() != kFree) i = (i + 1) & mask;
     slots_[i] = s;
   }
+  // A slot whose name is in the arena already (a rebuild).
+  void place(const Slot& s) { place(s, hash(std::string_view(arena_).substr(s.offset(), s.length))); }
 
   // A table at most half full of live slots, without the erased ones.
   void rebuild() {
@@ -277,7 +291,7 @@ class PathSet {
     while ((live_ + 1) * 2 > n) n *= 2;
     std::vector<Slot> old = std::exchange(slots_, std::vector<Slot>(n));
     for (const Slot& s : old)
-      if (s.state == kLive) place(s);
+      if (s.state() == kLive) place(s);
     occupied_ = live_;
   }
 
