@@ -31,6 +31,7 @@ using registry::Reference;
 constexpr uint64_t kMaxJsonBlob = 16 << 20;
 constexpr int kMaxIndexDepth = 4;
 constexpr uint64_t kReportEvery = 32u << 20;  ///< on_transfer calls: every 32 MiB and per blob
+constexpr uint64_t kFlushEvery = 32u << 20;   ///< write-back started for every 32 MiB received
 
 struct Descriptor {
   std::string media_type, digest;
@@ -359,7 +360,7 @@ class RegistrySource : public ImageSource {
   UniqueFd blob(const Descriptor& d, size_t layer = std::string::npos) {
     return cache_.get(d.digest, [&](int fd) {
       auto sha = std::make_unique<Sha256>();
-      uint64_t n = 0, in_file = 0, reported = 0;
+      uint64_t n = 0, in_file = 0, reported = 0, flushed = 0;
       const std::string what = "blob " + d.digest;
       if (layer != std::string::npos) {
         std::lock_guard<std::mutex> lock(mu_);
@@ -394,6 +395,13 @@ class RegistrySource : public ImageSource {
             st_[layer].avail = n;
           }
           cv_.notify_all();
+        }
+        // The cache syncs the blob before publishing it; start the
+        // write-back now so that the sync finds little left to write.
+        if (cache_.enabled() && in_file - flushed >= kFlushEvery) {
+          ::sync_file_range(fd, static_cast<off_t>(flushed), static_cast<off_t>(in_file - flushed),
+                            SYNC_FILE_RANGE_WRITE);
+          flushed = in_file;
         }
         if (layer != std::string::npos && in_file - reported >= kReportEvery) {
           transferred(in_file - reported, false);
