@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "common/error.h"
+#include "common/json_text.h"
 #include "common/version.h"
 #include "inspect/engine/transfer.h"
 #include "inspect/inspect.h"
@@ -29,13 +30,7 @@ void pump(Stream& s, const Sink& sink) {
 }
 
 nlohmann::json parse_json(const std::string& endpoint, const std::string& path, const std::string& body) {
-  try {
-    return nlohmann::json::parse(body);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw Error(endpoint, "GET " + path + ": the daemon's answer is not JSON: " + e.what());
-  } catch (const nlohmann::json::out_of_range& e) {  // a number no double holds ("1e999")
-    throw Error(endpoint, "GET " + path + ": the daemon's answer is not JSON: " + e.what());
-  }
+  return parse_json_part(body, endpoint, "GET " + path + ": the daemon's answer");
 }
 
 // The lower of the daemon's and this client's versions (the docker CLI's rule).

@@ -2,6 +2,7 @@
 #include <variant>
 
 #include "common/error.h"
+#include "common/json_text.h"
 #include "common/source_file.h"
 #include "inspect/host.h"
 
@@ -120,27 +121,7 @@ class Reader {
     throw Error(d);
   }
 
-  Json parse() const {
-    try {
-      return Json::parse(src_.text());
-    } catch (const Json::parse_error& e) {
-      Diagnostic d;
-      d.file = file_;
-      std::string what = e.what();
-      // "[json.exception.parse_error.101] parse error at line 1, column 2: msg"
-      size_t colon = what.find(": ", what.find("parse error"));
-      d.message = "invalid JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2));
-      size_t off = e.byte > 0 ? e.byte - 1 : 0;
-      auto lc = src_.line_col(off);
-      d.line = lc.line;
-      d.column = lc.column;
-      d.length = 1;
-      d.source_line = std::string(src_.line_text(lc.line));
-      throw Error(d);
-    } catch (const Json::out_of_range& e) {  // a number no double holds ("1e999"): no position given
-      throw Error(file_, std::string("invalid JSON: ") + e.what());
-    }
-  }
+  Json parse() const { return parse_json_text<Json>(src_, "invalid JSON"); }
 
   template <class T>
   std::optional<T> get(const Json& obj, const std::vector<std::string>& path, const char* type) const {

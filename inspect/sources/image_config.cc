@@ -4,6 +4,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/json_text.h"
 #include "inspect/sources/digest.h"
 
 namespace trainimg::inspect {
@@ -32,13 +33,7 @@ std::string string_of(const json& j, const char* key, const std::string& file, c
 }  // namespace
 
 json parse_json(std::string_view text, const std::string& file, const std::string& what) {
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    throw Error(file, what + ": invalid JSON at byte " + std::to_string(e.byte) + ": " + e.what());
-  } catch (const json::out_of_range& e) {  // a number no double holds ("1e999"): nlohmann gives no position
-    throw Error(file, what + ": invalid JSON: " + e.what());
-  }
+  return parse_json_part(text, file, what);
 }
 
 std::string json_string_at(const json& j, const json::json_pointer& ptr, const std::string& file,

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/json_text.h"
 #include "common/version_info.h"
 #include "recipes/policy/policy.h"
 
@@ -103,21 +104,7 @@ std::string json_schema_of(const std::string& path) {
 
 Baseline read_baseline(const std::string& path) {
   SourceFile src = SourceFile::read(path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(src.text());
-  } catch (const nlohmann::json::parse_error& e) {
-    Diagnostic d;
-    d.file = path;
-    auto lc = src.line_col(e.byte > 0 ? e.byte - 1 : 0);
-    d.line = lc.line;
-    d.column = lc.column;
-    d.message = "not JSON: " + std::string(e.what());
-    d.hint = "write one with --write-baseline FILE";
-    throw Error(d);
-  } catch (const nlohmann::json::out_of_range& e) {  // a number no double holds ("1e999"): no position
-    throw Error(path, "not JSON: " + std::string(e.what()), "write one with --write-baseline FILE");
-  }
+  nlohmann::json j = parse_json_text(src, "not JSON", "write one with --write-baseline FILE");
   auto bad = [&](const std::string& what) {
     throw Error(path, "not a " + std::string(kBaselineSchema) + " baseline: " + what,
                 "write one with --write-baseline FILE");
