@@ -246,6 +246,60 @@ TEST(Parser, UnknownInstructionUnderASyntaxDirectiveIsSkippedWithANote) {
   EXPECT_EQ(df.stages[0].instructions.size(), 2u);
 }
 
+TEST(Parser, ByteOrderMarkIsDropped) {
+  Dockerfile df = parse(
+      "\xEF\xBB\xBF"
+      "FROM x\nRUN a\n");
+  ASSERT_EQ(df.stages.size(), 1u);
+  EXPECT_EQ(df.stages[0].base, "x");
+  EXPECT_EQ(df.stages[0].instructions[1].line, 2);
+}
+
+// BuildKit's continuation pattern: an escape character before the last one
+// escapes it, so the line ends there.
+TEST(Parser, EscapedEscapeAtTheEndOfALineJoinsNothing) {
+  Dockerfile df = parse("FROM x\nRUN echo a\\\\\nUSER root\nRUN b \\\n  c\n");
+  const auto& in = df.stages[0].instructions;
+  ASSERT_EQ(in.size(), 4u);
+  EXPECT_EQ(in[1].raw_args, "echo a\\\\");
+  EXPECT_EQ(in[2].keyword, "USER");
+  EXPECT_THAT(programs(in[3]), ElementsAre("b"));
+  EXPECT_EQ(in[3].script.commands[0].argv[1].text, "c");
+}
+
+TEST(Parser, EscapeDirectiveWithoutValueIsAComment) {
+  Dockerfile df = parse("# escape=\nFROM x\nRUN a \\\n b\n");
+  EXPECT_EQ(df.escape, '\\');
+  EXPECT_EQ(df.directives.count("escape"), 0u);
+  EXPECT_EQ(df.stages[0].instructions.size(), 2u);
+}
+
+// BuildKit's heredoc words: `[N]<<[-]NAME` as a whole word; NAME is the rest
+// of the word. A `<<` inside a word or followed by a blank opens nothing.
+TEST(Parser, HeredocNameIsTheRestOfTheWord) {
+  std::string text = "FROM x\nRUN cat <<END-OF-FILE > /x\nhello\nEND-OF-FILE\nRUN cat<<EOF\nUSER root\n";
+  Dockerfile df = parse(text);
+  const auto& in = df.stages[0].instructions;
+  ASSERT_EQ(in.size(), 4u);
+  ASSERT_EQ(in[1].heredocs.size(), 1u);
+  EXPECT_EQ(in[1].heredocs[0].delimiter, "END-OF-FILE");
+  EXPECT_EQ(in[1].heredocs[0].body, "hello\n");
+  EXPECT_EQ(in[1].end_line, 4);
+  EXPECT_TRUE(in[2].heredocs.empty());
+  EXPECT_EQ(in[3].keyword, "USER");
+  EXPECT_EQ(in[3].line, 6);
+}
+
+TEST(Parser, OnbuildTriggerReadsItsHeredoc) {
+  Dockerfile df = parse("FROM x\nONBUILD RUN <<EOF\necho hi\nEOF\nCMD [\"x\"]\n");
+  const auto& in = df.stages[0].instructions;
+  ASSERT_EQ(in.size(), 3u);
+  ASSERT_EQ(in[1].heredocs.size(), 1u);
+  EXPECT_EQ(in[1].heredocs[0].body, "echo hi\n");
+  EXPECT_EQ(in[2].keyword, "CMD");
+  EXPECT_EQ(in[2].line, 5);
+}
+
 TEST(ParserErrors, EmptyFile) {
   EXPECT_EQ(error_of(""), "Dockerfile:1:1: empty Dockerfile: no instructions");
   EXPECT_EQ(error_of("# only a comment\n\n"), "Dockerfile:1:1: empty Dockerfile: no instructions");
