@@ -150,7 +150,7 @@ class Builder {
     static const char* kExec[] = {"RUN", "CMD", "ENTRYPOINT", "SHELL", "COPY", "ADD", "VOLUME"};
     bool exec_capable =
         std::any_of(std::begin(kExec), std::end(kExec), [&](const char* k) { return in.keyword == k; });
-    if (exec_capable && looks_like_json(in.text, pos)) {
+    if (exec_capable && looks_like_json(in.text, pos, f_)) {
       in.json_form = true;
       auto elems = parse_json_array(in.text, pos, f_);
       for (auto& [w, mt] : elems) in.args.push_back(w);
@@ -169,7 +169,12 @@ class Builder {
       in.script = split_shell(script, vars, f_);
       return in;
     }
-    for (WordRange r : split_words(in.text, pos, raw_.escape, f_))
+    // BuildKit expands (and so lexes) the words of every instruction but
+    // these: their quotes are the shell's business at run time.
+    static const char* kUnexpanded[] = {"CMD", "ENTRYPOINT", "HEALTHCHECK", "MAINTAINER", "ONBUILD"};
+    bool lenient = std::any_of(std::begin(kUnexpanded), std::end(kUnexpanded),
+                               [&](const char* k) { return in.keyword == k; });
+    for (WordRange r : split_words(in.text, pos, raw_.escape, f_, lenient))
       in.args.push_back(make_word(in.text, r, vars, raw_.escape));
     if (in.keyword == "ENV" || in.keyword == "LABEL" || in.keyword == "ARG") parse_pairs(in, pos, vars);
     return in;
@@ -187,7 +192,7 @@ class Builder {
       size_t b = pos;
       while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
       if (s.compare(b, 2, "--") != 0) return pos;
-      auto words = split_words(in.text, b, raw_.escape, f_);
+      auto words = split_words(in.text, b, raw_.escape, f_, /*lenient=*/true);
       WordRange r = words.front();
       std::string raw = s.substr(r.b + 2, r.e - r.b - 2);
       Flag fl;
@@ -228,16 +233,17 @@ class Builder {
               in.keyword + " needs at least one NAME" + (in.keyword == "ARG" ? "" : "=VALUE"));
     const std::string& s = in.text.text;
     std::string first = s.substr(words[0].b, words[0].e - words[0].b);
-    if (in.keyword == "ENV" && first.find('=') == std::string::npos) {
-      // Legacy `ENV KEY VALUE…`: the rest of the line is the value.
+    if ((in.keyword == "ENV" || in.keyword == "LABEL") && first.find('=') == std::string::npos) {
+      // Legacy `ENV KEY VALUE…` / `LABEL KEY VALUE…` (BuildKit's parseNameVal):
+      // the rest of the line is the value.
       KeyValue kv;
       kv.key = first;
       kv.key_span = in.text.span(words[0].b, first.size());
       size_t vb = words.size() > 1 ? words[1].b : words[0].e;
       size_t ve = words.back().e;
       if (words.size() < 2)
-        fail_at(f_, kv.key_span.offset, kv.key_span.length, "ENV " + first + " has no value",
-                "write ENV " + first + "=VALUE");
+        fail_at(f_, kv.key_span.offset, kv.key_span.length, in.keyword + " " + first + " has no value",
+                "write " + in.keyword + " " + first + "=VALUE");
       std::string raw = s.substr(vb, ve - vb);
       kv.has_value = true;
       kv.value = unquote(raw, &vars, raw_.escape, &kv.unresolved);

@@ -246,6 +246,18 @@ TEST(Parser, UnknownInstructionUnderASyntaxDirectiveIsSkippedWithANote) {
   EXPECT_EQ(df.stages[0].instructions.size(), 2u);
 }
 
+// BuildKit (parseMaybeJSON): text json.Unmarshal refuses is shell form.
+TEST(Parser, InvalidJsonIsShellForm) {
+  Dockerfile df = parse(
+      "FROM x\nCMD [\"a\", 'b']\nENTRYPOINT [\"x\"] y\nRUN [\"a\" \"b\"]\nCMD [\"echo\", \"no close\"\n");
+  const auto& in = df.stages[0].instructions;
+  for (size_t k = 1; k < in.size(); ++k) EXPECT_FALSE(in[k].json_form) << k;
+  ASSERT_EQ(in[1].args.size(), 2u);
+  EXPECT_EQ(in[1].args[1].text, "b]");
+  ASSERT_EQ(in[3].script.commands.size(), 1u);
+  EXPECT_EQ(in[3].script.commands[0].argv[0].text, "[a");
+}
+
 TEST(Parser, ByteOrderMarkIsDropped) {
   Dockerfile df = parse(
       "\xEF\xBB\xBF"
@@ -300,6 +312,20 @@ TEST(Parser, OnbuildTriggerReadsItsHeredoc) {
   EXPECT_EQ(in[2].line, 5);
 }
 
+TEST(Parser, LabelLegacyFormTakesTheRestOfTheLine) {
+  Dockerfile df = parse("FROM x\nLABEL maintainer Jane Doe <jane@example.org>\n");
+  const auto& kv = df.stages[0].instructions[1].pairs;
+  ASSERT_EQ(kv.size(), 1u);
+  EXPECT_EQ(kv[0].key, "maintainer");
+  EXPECT_EQ(kv[0].value, "Jane Doe <jane@example.org>");
+}
+
+// BuildKit never expands these words, so their quotes are not its business.
+TEST(Parser, QuotesOfInstructionsThatRunLaterAreNotChecked) {
+  Dockerfile df = parse("FROM x\nMAINTAINER John O'Brien\nCMD echo \"no end\nHEALTHCHECK CMD test 'x\n");
+  EXPECT_EQ(df.stages[0].instructions.size(), 4u);
+}
+
 TEST(ParserErrors, EmptyFile) {
   EXPECT_EQ(error_of(""), "Dockerfile:1:1: empty Dockerfile: no instructions");
   EXPECT_EQ(error_of("# only a comment\n\n"), "Dockerfile:1:1: empty Dockerfile: no instructions");
@@ -331,9 +357,13 @@ TEST(ParserErrors, UnterminatedQuote) {
   EXPECT_EQ(error_of("FROM x\nENV A=\"x\n"), "Dockerfile:2:7: unterminated double quote");
 }
 
-TEST(ParserErrors, BadExecForm) {
-  EXPECT_EQ(error_of("FROM x\nCMD [\"a\", b]\n"), "Dockerfile:2:11: malformed exec form (JSON array of strings): expected a string");
-  EXPECT_EQ(error_of("FROM x\nRUN [\"a\" \"b\"]\n"), "Dockerfile:2:10: malformed exec form (JSON array of strings): expected ',' or ']'");
+// BuildKit errors only on a JSON array that holds a non-string; what is not
+// JSON at all is shell form (below).
+TEST(ParserErrors, ExecFormWithANonString) {
+  EXPECT_EQ(error_of("FROM x\nCMD [\"a\", 1]\n"),
+            "Dockerfile:2:5: exec form (JSON array) holds a number, not a string");
+  EXPECT_EQ(error_of("FROM x\nRUN [\"a\", [\"b\"]]\n"),
+            "Dockerfile:2:5: exec form (JSON array) holds a array, not a string");
 }
 
 TEST(ParserErrors, FromWithoutImageAndBadEscape) {
