@@ -39,6 +39,15 @@ std::string lower(std::string s) {
   return s;
 }
 
+// Whether a SHELL program reads POSIX shell: not cmd.exe, not PowerShell.
+bool is_posix_shell(const std::string& program) {
+  std::string p = lower(program);
+  size_t sep = p.find_last_of("/\\");
+  if (sep != std::string::npos) p = p.substr(sep + 1);
+  if (p.size() > 4 && p.compare(p.size() - 4, 4, ".exe") == 0) p.resize(p.size() - 4);
+  return p != "cmd" && p != "powershell" && p != "pwsh";
+}
+
 class Builder {
  public:
   Builder(const SourceFile& f, RawDockerfile raw) : f_(f), raw_(std::move(raw)) {}
@@ -67,6 +76,7 @@ class Builder {
         continue;
       }
       Instruction in = common(ri, merged());
+      if (ri.keyword == "SHELL" && !in.args.empty()) posix_shell_ = is_posix_shell(in.args[0].text);
       if (ri.keyword == "ARG")
         apply_arg(in, args_, false);
       else if (ri.keyword == "ENV")
@@ -78,6 +88,8 @@ class Builder {
       fail_at(f_, raw_.instructions.back().keyword_offset, 3, "no FROM instruction",
               "a Dockerfile needs FROM IMAGE");
     end_env_.push_back(env_);
+    end_args_.push_back(args_);
+    end_shell_.push_back(posix_shell_);
     // The final stage and the stages it is built FROM end up in the image.
     for (int i = static_cast<int>(df.stages.size()) - 1; i >= 0;
          i = df.stages[static_cast<size_t>(i)].base_stage)
@@ -101,7 +113,11 @@ class Builder {
   }
 
   void start_stage(Dockerfile& df, const RawInstruction& ri) {
-    if (!df.stages.empty()) end_env_.push_back(env_);
+    if (!df.stages.empty()) {
+      end_env_.push_back(env_);
+      end_args_.push_back(args_);
+      end_shell_.push_back(posix_shell_);
+    }
     Instruction in = common(ri, global());
     Stage st;
     st.index = static_cast<int>(df.stages.size());
@@ -118,10 +134,16 @@ class Builder {
     env_.clear();
     args_.clear();
     merged_.reset();
+    posix_shell_ = true;
     for (const auto& prev : df.stages)
       if (!prev.name.empty() && prev.name == lower(st.base)) {
         st.base_stage = prev.index;
         env_ = end_env_[static_cast<size_t>(prev.index)];
+        // BuildKit starts the stage from its base's state, whose environment
+        // holds that stage's ARG values too (dispatchState: buildArgs and
+        // state are inherited).
+        args_ = end_args_[static_cast<size_t>(prev.index)];
+        posix_shell_ = end_shell_[static_cast<size_t>(prev.index)];
       }
     st.instructions.push_back(std::move(in));
     df.stages.push_back(std::move(st));
@@ -160,6 +182,9 @@ class Builder {
     if (in.keyword == "SHELL")
       fail_at(f_, ri.keyword_offset, 5, "SHELL needs the exec form", "write SHELL [\"/bin/bash\", \"-c\"]");
     if (in.keyword == "RUN") {
+      // Under `SHELL ["cmd", "/S", "/C"]` or PowerShell the script is not
+      // POSIX shell: it is not split (there is nothing for the rules there).
+      if (!posix_shell_) return in;
       MappedText script = slice(in.text, pos, in.text.text.size());
       if (!ri.heredocs.empty()) {
         script.append("\n", script.origin.back());
@@ -298,7 +323,10 @@ class Builder {
   RawDockerfile raw_;
   Vars global_, args_, env_;
   std::shared_ptr<const Vars> merged_, global_shared_;
-  std::vector<Vars> end_env_;  // ENV at the end of each finished stage
+  std::vector<Vars> end_env_;   // ENV at the end of each finished stage
+  std::vector<Vars> end_args_;  // ARG values at the end of each finished stage
+  bool posix_shell_ = true;     // the stage's SHELL is sh-like (the default /bin/sh -c)
+  std::vector<bool> end_shell_;
 };
 
 }  // namespace

@@ -127,6 +127,15 @@ TEST(Parser, StagesInTheFinalImage) {
   EXPECT_EQ(df.stages[2].instructions[2].script.commands[0].argv[1].text, "1");  // ENV inherited
 }
 
+// BuildKit's dispatchState of a stage built FROM a stage starts from the
+// base's state (its ARG values are in that environment) and buildArgs; a
+// stage FROM an image starts empty.
+TEST(Parser, StageBuiltFromAStageKeepsItsArgValues) {
+  Dockerfile df = parse("FROM x AS base\nARG V=1.50.0\nFROM base\nARG V\nRUN echo $V\nFROM x\nRUN echo $V\n");
+  EXPECT_EQ(df.stages[1].instructions[2].script.commands[0].argv[1].text, "1.50.0");
+  EXPECT_EQ(df.stages[2].instructions[1].script.commands[0].argv[1].text, "$V");
+}
+
 TEST(Parser, CommentsAndBlankLinesInsideContinuations) {
   std::string text =
       "FROM x\n"
@@ -324,6 +333,20 @@ TEST(Parser, LabelLegacyFormTakesTheRestOfTheLine) {
 TEST(Parser, QuotesOfInstructionsThatRunLaterAreNotChecked) {
   Dockerfile df = parse("FROM x\nMAINTAINER John O'Brien\nCMD echo \"no end\nHEALTHCHECK CMD test 'x\n");
   EXPECT_EQ(df.stages[0].instructions.size(), 4u);
+}
+
+// SHELL ["cmd", …] / PowerShell: RUN is not POSIX shell and is not split; a
+// stage built FROM that stage keeps its SHELL, a new image does not.
+TEST(Parser, RunUnderCmdOrPowerShellIsNotSplit) {
+  Dockerfile df = parse(
+      "FROM w AS win\nSHELL [\"cmd\", \"/S\", \"/C\"]\nRUN echo don't\n"
+      "FROM win\nRUN echo it's\nSHELL [\"C:\\\\Windows\\\\bin\\\\PowerShell.exe\", \"-Command\"]\nRUN "
+      "Write-Host 'a''b\n"
+      "FROM x\nRUN echo ok\n");
+  EXPECT_TRUE(df.stages[0].instructions[2].script.commands.empty());
+  EXPECT_TRUE(df.stages[1].instructions[1].script.commands.empty());
+  EXPECT_TRUE(df.stages[1].instructions[3].script.commands.empty());
+  EXPECT_THAT(programs(df.stages[2].instructions[1]), ElementsAre("echo"));
 }
 
 TEST(ParserErrors, EmptyFile) {
