@@ -54,6 +54,21 @@ TEST(EfaAptUpdate, UpdateOnlyEchoedDoesNotCount) {
   EXPECT_THAT(hits(df, "efa-apt-update"), ElementsAre("2:28 error"));
 }
 
+// On an RPM image the installer uses yum/dnf, which fetch their own
+// metadata: seed 002's empty apt list cannot happen.
+TEST(EfaAptUpdate, QuietOnAnRpmImage) {
+  const std::string run = "RUN cd /tmp/aws-efa-installer && ./efa_installer.sh -y -g -k -l -n\n";
+  EXPECT_THAT(hits("FROM nvidia/cuda:12.8.1-devel-amzn2023\n" + run, "efa-apt-update"), IsEmpty());
+  EXPECT_THAT(hits("FROM public.ecr.aws/amazonlinux/amazonlinux:2023\n" + run, "efa-apt-update"), IsEmpty());
+  EXPECT_THAT(hits("FROM registry.access.redhat.com/ubi9/ubi:9.4\n" + run, "efa-apt-update"), IsEmpty());
+  // A base whose name says nothing: the package manager the RUNs use does.
+  EXPECT_THAT(hits("ARG BASE\nFROM ${BASE}\nRUN dnf install -y tar\n" + run, "efa-apt-update"), IsEmpty());
+  EXPECT_THAT(hits("ARG BASE\nFROM ${BASE}\nRUN dnf install -y tar && apt-get install -y git\n" + run,
+                   "efa-apt-update"),
+              ElementsAre("4:34 error"));
+  EXPECT_THAT(hits("FROM ubuntu:24.04\n" + run, "efa-apt-update"), ElementsAre("2:34 error"));
+}
+
 TEST(EfaAptUpdate, SuppressedByPragmaOnTheLineBefore) {
   std::string df =
       "FROM ubuntu:24.04\n"
