@@ -39,6 +39,15 @@ std::string lower(std::string s) {
   return s;
 }
 
+// Whether an image is a Windows one, whose default shell is `cmd /S /C`
+// (Microsoft's servercore/nanoserver bases and the tags built on them).
+bool windows_image(const std::string& image) {
+  std::string i = lower(image);
+  for (const char* w : {"mcr.microsoft.com/windows/", "windowsservercore", "nanoserver"})
+    if (i.find(w) != std::string::npos) return true;
+  return false;
+}
+
 // Whether a SHELL program reads POSIX shell: not cmd.exe, not PowerShell.
 bool is_posix_shell(const std::string& program) {
   std::string p = lower(program);
@@ -134,7 +143,7 @@ class Builder {
     env_.clear();
     args_.clear();
     merged_.reset();
-    posix_shell_ = true;
+    posix_shell_ = !windows_image(st.base);
     for (const auto& prev : df.stages)
       if (!prev.name.empty() && prev.name == lower(st.base)) {
         st.base_stage = prev.index;

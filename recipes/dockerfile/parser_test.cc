@@ -349,6 +349,17 @@ TEST(Parser, RunUnderCmdOrPowerShellIsNotSplit) {
   EXPECT_THAT(programs(df.stages[2].instructions[1]), ElementsAre("echo"));
 }
 
+// A Windows base runs RUN with `cmd /S /C` when no SHELL says otherwise.
+TEST(Parser, RunOnAWindowsImageIsNotSplit) {
+  Dockerfile df = parse(
+      "FROM mcr.microsoft.com/windows/servercore:ltsc2022 AS w\nRUN echo don't\n"
+      "FROM python:3.13-windowsservercore-ltsc2022\nRUN echo it's\nSHELL [\"/bin/sh\", \"-c\"]\nRUN a && "
+      "b\n");
+  EXPECT_TRUE(df.stages[0].instructions[1].script.commands.empty());
+  EXPECT_TRUE(df.stages[1].instructions[1].script.commands.empty());
+  EXPECT_THAT(programs(df.stages[1].instructions[3]), ElementsAre("a", "&&b"));
+}
+
 TEST(ParserErrors, EmptyFile) {
   EXPECT_EQ(error_of(""), "Dockerfile:1:1: empty Dockerfile: no instructions");
   EXPECT_EQ(error_of("# only a comment\n\n"), "Dockerfile:1:1: empty Dockerfile: no instructions");
