@@ -213,9 +213,13 @@ TEST(Parser, ExecFormAndShDashC) {
 }
 
 TEST(Parser, ShellFormThatStartsWithABracketIsNotJson) {
-  Dockerfile df = parse("FROM x\nRUN [ -f /x ] && echo yes\n");
+  Dockerfile df =
+      parse("FROM x\nRUN [ -f /x ] && echo yes\nRUN [ \"$(uname -m)\" = \"x86_64\" ] && echo yes\n");
   EXPECT_FALSE(df.stages[0].instructions[1].json_form);
   EXPECT_THAT(programs(df.stages[0].instructions[1]), ElementsAre("[", "&&echo"));
+  // `[` then a string, but no JSON: was refused as a malformed exec form.
+  EXPECT_FALSE(df.stages[0].instructions[2].json_form);
+  EXPECT_THAT(programs(df.stages[0].instructions[2]), ElementsAre("[", "&&echo"));
 }
 
 TEST(Parser, CrLfLineEndings) {
@@ -395,9 +399,9 @@ TEST(ParserErrors, UnterminatedQuote) {
 // JSON at all is shell form (below).
 TEST(ParserErrors, ExecFormWithANonString) {
   EXPECT_EQ(error_of("FROM x\nCMD [\"a\", 1]\n"),
-            "Dockerfile:2:5: exec form (JSON array) holds a number, not a string");
+            "Dockerfile:2:5: exec form (JSON array) holds a non-string (number)");
   EXPECT_EQ(error_of("FROM x\nRUN [\"a\", [\"b\"]]\n"),
-            "Dockerfile:2:5: exec form (JSON array) holds a array, not a string");
+            "Dockerfile:2:5: exec form (JSON array) holds a non-string (array)");
 }
 
 TEST(ParserErrors, FromWithoutImageAndBadEscape) {

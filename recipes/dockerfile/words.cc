@@ -125,7 +125,7 @@ bool looks_like_json(const MappedText& t, size_t from, const SourceFile& f) {
   for (const auto& e : j)
     if (!e.is_string())
       fail_at(f, t.origin[i], 1,
-              "exec form (JSON array) holds a " + std::string(e.type_name()) + ", not a string",
+              "exec form (JSON array) holds a non-string (" + std::string(e.type_name()) + ")",
               "write [\"program\", \"arg\", …] with double-quoted strings only");
   return true;
 }
