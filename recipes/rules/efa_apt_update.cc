@@ -91,10 +91,12 @@ void check(const Context& c) {
       std::string where;
       for (const Instruction* in : c.final_image) {
         if (in == r.run) break;
-        for (const auto& cmd : in->script.commands)
-          if (apt_subcommand(effective_argv(cmd)) == "update")
-            where = " (the apt-get update on line " + std::to_string(in->line) +
+        for (const auto& cmd : in->script.commands) {
+          auto argv = effective_argv(cmd);
+          if (apt_subcommand(argv) == "update")  // name it as written: `apt update` or `apt-get update`
+            where = " (the " + base_name(argv[0]->text) + " update on line " + std::to_string(in->line) +
                     " is in another RUN, another layer)";
+        }
       }
       c.add(Finding(info(), "efa_installer.sh runs without apt-get update earlier in the same RUN" + where)
                 .at(c.src, r.argv[0]->span));

@@ -24,6 +24,20 @@ TEST(EfaAptUpdate, FiresWhenUpdateIsInASeparateRun) {
   EXPECT_EQ(d[0].length, 18);
 }
 
+// The other RUN's command is named as written (public aws-do-eks efaburn image).
+TEST(EfaAptUpdate, NamesAptUpdateAsWritten) {
+  std::string df =
+      "FROM ubuntu:20.04\n"
+      "RUN apt update && apt install curl -y\n"
+      "RUN cd aws-efa-installer && ./efa_installer.sh -y -g -d --skip-kmod --skip-limit-conf --no-verify\n";
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(
+      d[0].message,
+      "efa_installer.sh runs without apt-get update earlier in the same RUN (the apt update on line 2 is in "
+      "another RUN, another layer)");
+}
+
 TEST(EfaAptUpdate, FiresWhenUpdateComesAfterTheInstaller) {
   std::string df = replace(kSeedShort, "RUN apt-get update \\", "RUN apt-get -qq clean \\");
   df = replace(df, "&& cd / &&", "&& apt-get update && cd / &&");
