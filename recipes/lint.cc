@@ -85,8 +85,12 @@ NgcBase classify_base(const std::string& image, const LintOptions& opt) {
                                                                  "nemo-framework"};
   for (auto f : kPyTorchFamily)
     if (repo == f) return {true, NgcMpi::UsrLocalMpi};
-  // HPC images carry HPC-X's Open MPI under /opt/hpcx.
-  if (repo == "hpc-benchmarks") return {true, NgcMpi::Hpcx};
+  // HPC images carry HPC-X's Open MPI under /opt/hpcx; so does the CUDA
+  // deep-learning base the framework images are built on (public EFA samples
+  // on it: aws-do-eks nccl-tests Dockerfile.public builds nccl-tests with
+  // MPI_HOME=/opt/hpcx/ompi, awsome-inference Dockerfile.efa works around
+  // "HPC-X at /opt/hpcx with incompatible MCA modules").
+  if (repo == "hpc-benchmarks" || repo == "cuda-dl-base") return {true, NgcMpi::Hpcx};
   return {true, NgcMpi::None};  // another NGC image: where its MPI is is not known
 }
 

@@ -77,6 +77,18 @@ TEST(LintCli, TextReportMatchesGolden) {
   expect_golden("pitfalls.txt", r.out);
 }
 
+// A fixture of syntax BuildKit accepts (byte-order mark, ARG values a stage
+// inherits, LABEL KEY VALUE, a heredoc named END-OF-INSTALL fed to bash,
+// comment and blank lines inside a continuation, ONBUILD RUN <<EOF, `\\` at
+// the end of a line, exec form that is not JSON): every finding where it
+// belongs, in the heredoc body and on the continuation line.
+TEST(LintCli, BuildKitSyntaxReportMatchesGolden) {
+  Result r = lint("tests/golden/lint/buildkit-syntax.Dockerfile");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_EQ(r.err, "");
+  expect_golden("buildkit-syntax.txt", r.out);
+}
+
 TEST(LintCli, JsonReportIsValidStableAndMatchesGolden) {
   Result r = lint("--format json " + kPitfalls);
   EXPECT_EQ(r.rc, 1);

@@ -37,8 +37,10 @@ struct WordRange {
   size_t e;
 };
 /// Splits t.text[from, …) on blanks, keeping quoted strings whole. Throws
-/// (positioned) on an unterminated quote.
-std::vector<WordRange> split_words(const MappedText& t, size_t from, char escape, const SourceFile& f);
+/// (positioned) on an unterminated quote, unless `lenient`: then the quote
+/// runs to the end (words BuildKit never expands: CMD, ENTRYPOINT, …).
+std::vector<WordRange> split_words(const MappedText& t, size_t from, char escape, const SourceFile& f,
+                                   bool lenient = false);
 /// Removes quotes and escapes; expands variables when `vars` is given,
 /// otherwise keeps references as written.
 std::string unquote(std::string_view raw, const Vars* vars, char escape, bool* unresolved = nullptr);
@@ -48,7 +50,9 @@ Word make_word(const MappedText& t, WordRange r, const Vars& vars, char escape);
 /// Exec form: `["a", "b"]` at t.text[from, …). Each element's decoded text
 /// with origins. Throws (positioned) when it is not a JSON array of strings.
 std::vector<std::pair<Word, MappedText>> parse_json_array(const MappedText& t, size_t from, const SourceFile& f);
-/// Whether t.text[from, …) is meant as exec form: `[` then `"` or `]`.
-bool looks_like_json(const MappedText& t, size_t from);
+/// Whether t.text[from, …) is exec form: a JSON array (as BuildKit, anything
+/// that is not JSON is shell form). Throws (positioned) when the array holds
+/// something other than strings.
+bool looks_like_json(const MappedText& t, size_t from, const SourceFile& f);
 
 }  // namespace trainimg::recipes

@@ -36,7 +36,8 @@ struct Line {
 
 class LineReader {
  public:
-  explicit LineReader(const std::string& s) : s_(s) {}
+  // BuildKit drops a UTF-8 byte-order mark at the start of the file.
+  explicit LineReader(const std::string& s) : s_(s), pos_(s.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0) {}
   bool done() const { return pos_ >= s_.size(); }
   int number() const { return line_; }
   Line next() {
@@ -53,7 +54,7 @@ class LineReader {
 
  private:
   const std::string& s_;
-  size_t pos_ = 0;
+  size_t pos_;
   int line_ = 0;
 };
 
@@ -78,11 +79,13 @@ std::vector<std::string> pragma_ids(std::string_view comment) {
 }
 
 // Whether the line ends with the escape character (trailing blanks allowed);
-// sets `cut` to where the kept text ends.
+// sets `cut` to where the kept text ends. As BuildKit's continuation pattern
+// (`([^\\])\\[ \t]*$|^\\[ \t]*$`), an escape character right before it makes
+// the pair an escaped escape: `RUN echo a\\` joins nothing.
 bool continues(const std::string& s, Line l, char escape, size_t& cut) {
   size_t e = l.end;
   while (e > l.begin && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
-  if (e > l.begin && s[e - 1] == escape) {
+  if (e > l.begin && s[e - 1] == escape && !(e - 1 > l.begin && s[e - 2] == escape)) {
     cut = e - 1;
     return true;
   }
@@ -97,40 +100,58 @@ struct HeredocMark {
   size_t at;  // original offset of `<<`
 };
 
-// Here-document introducers on an instruction line (outside quotes).
+// Here-document introducers on an instruction line, found as BuildKit finds
+// them: the line is split into blank-separated words (quotes and backslash
+// escapes keep a word together) and a word is an introducer when it is
+// `[N]<<[-]NAME` with a NAME that holds no `<`. The NAME is the rest of the
+// word with its quotes removed (`<<END-OF-FILE`, `<<"EOF"`); a quote anywhere
+// in it turns expansion off. So `cat<<EOF` and `cat << EOF` open nothing.
 std::vector<HeredocMark> heredoc_marks(const MappedText& t) {
   std::vector<HeredocMark> out;
   const std::string& s = t.text;
-  char q = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    char c = s[i];
-    if (q) {
-      if (c == q) q = 0;
-      continue;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    size_t b = i;
+    char q = 0;
+    for (; i < s.size(); ++i) {
+      char c = s[i];
+      if (q) {
+        if (c == q)
+          q = 0;
+        else if (c == '\\' && q == '"')
+          ++i;
+      } else if (c == '\'' || c == '"') {
+        q = c;
+      } else if (c == '\\') {
+        ++i;
+      } else if (std::isspace(static_cast<unsigned char>(c))) {
+        break;
+      }
     }
-    if (c == '\'' || c == '"') {
-      q = c;
-      continue;
-    }
-    if (c != '<' || s.compare(i, 2, "<<") != 0 || s.compare(i, 3, "<<<") == 0) continue;
-    size_t k = i + 2;
-    HeredocMark m{{}, false, false, t.origin[i]};
-    if (k < s.size() && s[k] == '-') {
+    std::string_view word = std::string_view(s).substr(b, std::min(i, s.size()) - b);
+    size_t k = 0;
+    while (k < word.size() && std::isdigit(static_cast<unsigned char>(word[k]))) ++k;
+    if (word.compare(k, 2, "<<") != 0) continue;
+    HeredocMark m{{}, false, false, t.origin[b + k]};
+    k += 2;
+    if (k < word.size() && word[k] == '-') {
       m.strip_tabs = true;
       ++k;
     }
-    char dq = 0;
-    if (k < s.size() && (s[k] == '"' || s[k] == '\'')) {
-      dq = s[k++];
-      m.quoted = true;
+    std::string_view rest = word.substr(k);
+    if (rest.empty() || rest.find('<') != std::string_view::npos) continue;
+    for (size_t r = 0; r < rest.size(); ++r) {
+      char c = rest[r];
+      if (c == '\'' || c == '"') {
+        m.quoted = true;
+      } else if (c == '\\' && r + 1 < rest.size()) {
+        m.delim += rest[++r];
+      } else {
+        m.delim += c;
+      }
     }
-    size_t b = k;
-    while (k < s.size() && (std::isalnum(static_cast<unsigned char>(s[k])) || s[k] == '_')) ++k;
-    if (k == b) continue;
-    m.delim = s.substr(b, k - b);
-    if (dq && k < s.size() && s[k] == dq) ++k;
-    out.push_back(m);
-    i = k - 1;
+    if (!m.delim.empty()) out.push_back(std::move(m));
   }
   return out;
 }
@@ -175,6 +196,20 @@ void read_heredocs(const SourceFile& f, LineReader& lr, RawInstruction& ri) {
   }
 }
 
+// RUN, COPY and ADD read here-documents, also as the trigger of an ONBUILD
+// (BuildKit's heredocDirectives and heredocCompoundDirectives).
+bool takes_heredocs(const RawInstruction& ri) {
+  auto host = [](std::string_view k) { return k == "RUN" || k == "COPY" || k == "ADD"; };
+  if (host(ri.keyword)) return true;
+  if (ri.keyword != "ONBUILD") return false;
+  std::string_view a = ri.args.text;
+  size_t b = 0;
+  while (b < a.size() && std::isspace(static_cast<unsigned char>(a[b]))) ++b;
+  size_t e = b;
+  while (e < a.size() && !std::isspace(static_cast<unsigned char>(a[e]))) ++e;
+  return host(upper(a.substr(b, e - b)));
+}
+
 void read_directive(std::string_view comment, RawDockerfile& out, const SourceFile& f, size_t at,
                     bool& open) {
   std::string c = trim(comment.substr(1));
@@ -186,7 +221,8 @@ void read_directive(std::string_view comment, RawDockerfile& out, const SourceFi
   std::string key = trim(std::string_view(c).substr(0, eq));
   for (auto& ch : key) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   std::string val = trim(std::string_view(c).substr(eq + 1));
-  if (key != "syntax" && key != "escape" && key != "check") {
+  // BuildKit's directive pattern needs a value: `# escape=` is a comment.
+  if (val.empty() || (key != "syntax" && key != "escape" && key != "check")) {
     open = false;
     return;
   }
@@ -294,7 +330,7 @@ RawDockerfile read_lines(const SourceFile& f) {
       if (!got) break;
     }
     if (ri.args.origin.empty()) ri.args.origin.push_back(ke);
-    if (ri.keyword == "RUN" || ri.keyword == "COPY" || ri.keyword == "ADD") read_heredocs(f, lr, ri);
+    if (takes_heredocs(ri)) read_heredocs(f, lr, ri);
     out.instructions.push_back(std::move(ri));
   }
   return out;

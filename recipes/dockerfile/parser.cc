@@ -39,6 +39,24 @@ std::string lower(std::string s) {
   return s;
 }
 
+// Whether an image is a Windows one, whose default shell is `cmd /S /C`
+// (Microsoft's servercore/nanoserver bases and the tags built on them).
+bool windows_image(const std::string& image) {
+  std::string i = lower(image);
+  for (const char* w : {"mcr.microsoft.com/windows/", "windowsservercore", "nanoserver"})
+    if (i.find(w) != std::string::npos) return true;
+  return false;
+}
+
+// Whether a SHELL program reads POSIX shell: not cmd.exe, not PowerShell.
+bool is_posix_shell(const std::string& program) {
+  std::string p = lower(program);
+  size_t sep = p.find_last_of("/\\");
+  if (sep != std::string::npos) p = p.substr(sep + 1);
+  if (p.size() > 4 && p.compare(p.size() - 4, 4, ".exe") == 0) p.resize(p.size() - 4);
+  return p != "cmd" && p != "powershell" && p != "pwsh";
+}
+
 class Builder {
  public:
   Builder(const SourceFile& f, RawDockerfile raw) : f_(f), raw_(std::move(raw)) {}
@@ -67,6 +85,7 @@ class Builder {
         continue;
       }
       Instruction in = common(ri, merged());
+      if (ri.keyword == "SHELL" && !in.args.empty()) posix_shell_ = is_posix_shell(in.args[0].text);
       if (ri.keyword == "ARG")
         apply_arg(in, args_, false);
       else if (ri.keyword == "ENV")
@@ -78,6 +97,8 @@ class Builder {
       fail_at(f_, raw_.instructions.back().keyword_offset, 3, "no FROM instruction",
               "a Dockerfile needs FROM IMAGE");
     end_env_.push_back(env_);
+    end_args_.push_back(args_);
+    end_shell_.push_back(posix_shell_);
     // The final stage and the stages it is built FROM end up in the image.
     for (int i = static_cast<int>(df.stages.size()) - 1; i >= 0;
          i = df.stages[static_cast<size_t>(i)].base_stage)
@@ -101,7 +122,11 @@ class Builder {
   }
 
   void start_stage(Dockerfile& df, const RawInstruction& ri) {
-    if (!df.stages.empty()) end_env_.push_back(env_);
+    if (!df.stages.empty()) {
+      end_env_.push_back(env_);
+      end_args_.push_back(args_);
+      end_shell_.push_back(posix_shell_);
+    }
     Instruction in = common(ri, global());
     Stage st;
     st.index = static_cast<int>(df.stages.size());
@@ -118,10 +143,16 @@ class Builder {
     env_.clear();
     args_.clear();
     merged_.reset();
+    posix_shell_ = !windows_image(st.base);
     for (const auto& prev : df.stages)
       if (!prev.name.empty() && prev.name == lower(st.base)) {
         st.base_stage = prev.index;
         env_ = end_env_[static_cast<size_t>(prev.index)];
+        // BuildKit starts the stage from its base's state, whose environment
+        // holds that stage's ARG values too (dispatchState: buildArgs and
+        // state are inherited).
+        args_ = end_args_[static_cast<size_t>(prev.index)];
+        posix_shell_ = end_shell_[static_cast<size_t>(prev.index)];
       }
     st.instructions.push_back(std::move(in));
     df.stages.push_back(std::move(st));
@@ -150,7 +181,7 @@ class Builder {
     static const char* kExec[] = {"RUN", "CMD", "ENTRYPOINT", "SHELL", "COPY", "ADD", "VOLUME"};
     bool exec_capable =
         std::any_of(std::begin(kExec), std::end(kExec), [&](const char* k) { return in.keyword == k; });
-    if (exec_capable && looks_like_json(in.text, pos)) {
+    if (exec_capable && looks_like_json(in.text, pos, f_)) {
       in.json_form = true;
       auto elems = parse_json_array(in.text, pos, f_);
       for (auto& [w, mt] : elems) in.args.push_back(w);
@@ -160,6 +191,9 @@ class Builder {
     if (in.keyword == "SHELL")
       fail_at(f_, ri.keyword_offset, 5, "SHELL needs the exec form", "write SHELL [\"/bin/bash\", \"-c\"]");
     if (in.keyword == "RUN") {
+      // Under `SHELL ["cmd", "/S", "/C"]` or PowerShell the script is not
+      // POSIX shell: it is not split (there is nothing for the rules there).
+      if (!posix_shell_) return in;
       MappedText script = slice(in.text, pos, in.text.text.size());
       if (!ri.heredocs.empty()) {
         script.append("\n", script.origin.back());
@@ -169,7 +203,12 @@ class Builder {
       in.script = split_shell(script, vars, f_);
       return in;
     }
-    for (WordRange r : split_words(in.text, pos, raw_.escape, f_))
+    // BuildKit expands (and so lexes) the words of every instruction but
+    // these: their quotes are the shell's business at run time.
+    static const char* kUnexpanded[] = {"CMD", "ENTRYPOINT", "HEALTHCHECK", "MAINTAINER", "ONBUILD"};
+    bool lenient = std::any_of(std::begin(kUnexpanded), std::end(kUnexpanded),
+                               [&](const char* k) { return in.keyword == k; });
+    for (WordRange r : split_words(in.text, pos, raw_.escape, f_, lenient))
       in.args.push_back(make_word(in.text, r, vars, raw_.escape));
     if (in.keyword == "ENV" || in.keyword == "LABEL" || in.keyword == "ARG") parse_pairs(in, pos, vars);
     return in;
@@ -187,7 +226,7 @@ class Builder {
       size_t b = pos;
       while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
       if (s.compare(b, 2, "--") != 0) return pos;
-      auto words = split_words(in.text, b, raw_.escape, f_);
+      auto words = split_words(in.text, b, raw_.escape, f_, /*lenient=*/true);
       WordRange r = words.front();
       std::string raw = s.substr(r.b + 2, r.e - r.b - 2);
       Flag fl;
@@ -228,16 +267,17 @@ class Builder {
               in.keyword + " needs at least one NAME" + (in.keyword == "ARG" ? "" : "=VALUE"));
     const std::string& s = in.text.text;
     std::string first = s.substr(words[0].b, words[0].e - words[0].b);
-    if (in.keyword == "ENV" && first.find('=') == std::string::npos) {
-      // Legacy `ENV KEY VALUE…`: the rest of the line is the value.
+    if ((in.keyword == "ENV" || in.keyword == "LABEL") && first.find('=') == std::string::npos) {
+      // Legacy `ENV KEY VALUE…` / `LABEL KEY VALUE…` (BuildKit's parseNameVal):
+      // the rest of the line is the value.
       KeyValue kv;
       kv.key = first;
       kv.key_span = in.text.span(words[0].b, first.size());
       size_t vb = words.size() > 1 ? words[1].b : words[0].e;
       size_t ve = words.back().e;
       if (words.size() < 2)
-        fail_at(f_, kv.key_span.offset, kv.key_span.length, "ENV " + first + " has no value",
-                "write ENV " + first + "=VALUE");
+        fail_at(f_, kv.key_span.offset, kv.key_span.length, in.keyword + " " + first + " has no value",
+                "write " + in.keyword + " " + first + "=VALUE");
       std::string raw = s.substr(vb, ve - vb);
       kv.has_value = true;
       kv.value = unquote(raw, &vars, raw_.escape, &kv.unresolved);
@@ -292,7 +332,10 @@ class Builder {
   RawDockerfile raw_;
   Vars global_, args_, env_;
   std::shared_ptr<const Vars> merged_, global_shared_;
-  std::vector<Vars> end_env_;  // ENV at the end of each finished stage
+  std::vector<Vars> end_env_;   // ENV at the end of each finished stage
+  std::vector<Vars> end_args_;  // ARG values at the end of each finished stage
+  bool posix_shell_ = true;     // the stage's SHELL is sh-like (the default /bin/sh -c)
+  std::vector<bool> end_shell_;
 };
 
 }  // namespace

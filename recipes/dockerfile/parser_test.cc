@@ -127,6 +127,15 @@ TEST(Parser, StagesInTheFinalImage) {
   EXPECT_EQ(df.stages[2].instructions[2].script.commands[0].argv[1].text, "1");  // ENV inherited
 }
 
+// BuildKit's dispatchState of a stage built FROM a stage starts from the
+// base's state (its ARG values are in that environment) and buildArgs; a
+// stage FROM an image starts empty.
+TEST(Parser, StageBuiltFromAStageKeepsItsArgValues) {
+  Dockerfile df = parse("FROM x AS base\nARG V=1.50.0\nFROM base\nARG V\nRUN echo $V\nFROM x\nRUN echo $V\n");
+  EXPECT_EQ(df.stages[1].instructions[2].script.commands[0].argv[1].text, "1.50.0");
+  EXPECT_EQ(df.stages[2].instructions[1].script.commands[0].argv[1].text, "$V");
+}
+
 TEST(Parser, CommentsAndBlankLinesInsideContinuations) {
   std::string text =
       "FROM x\n"
@@ -204,9 +213,13 @@ TEST(Parser, ExecFormAndShDashC) {
 }
 
 TEST(Parser, ShellFormThatStartsWithABracketIsNotJson) {
-  Dockerfile df = parse("FROM x\nRUN [ -f /x ] && echo yes\n");
+  Dockerfile df =
+      parse("FROM x\nRUN [ -f /x ] && echo yes\nRUN [ \"$(uname -m)\" = \"x86_64\" ] && echo yes\n");
   EXPECT_FALSE(df.stages[0].instructions[1].json_form);
   EXPECT_THAT(programs(df.stages[0].instructions[1]), ElementsAre("[", "&&echo"));
+  // `[` then a string, but no JSON: was refused as a malformed exec form.
+  EXPECT_FALSE(df.stages[0].instructions[2].json_form);
+  EXPECT_THAT(programs(df.stages[0].instructions[2]), ElementsAre("[", "&&echo"));
 }
 
 TEST(Parser, CrLfLineEndings) {
@@ -246,6 +259,111 @@ TEST(Parser, UnknownInstructionUnderASyntaxDirectiveIsSkippedWithANote) {
   EXPECT_EQ(df.stages[0].instructions.size(), 2u);
 }
 
+// BuildKit (parseMaybeJSON): text json.Unmarshal refuses is shell form.
+TEST(Parser, InvalidJsonIsShellForm) {
+  Dockerfile df = parse(
+      "FROM x\nCMD [\"a\", 'b']\nENTRYPOINT [\"x\"] y\nRUN [\"a\" \"b\"]\nCMD [\"echo\", \"no close\"\n");
+  const auto& in = df.stages[0].instructions;
+  for (size_t k = 1; k < in.size(); ++k) EXPECT_FALSE(in[k].json_form) << k;
+  ASSERT_EQ(in[1].args.size(), 2u);
+  EXPECT_EQ(in[1].args[1].text, "b]");
+  ASSERT_EQ(in[3].script.commands.size(), 1u);
+  EXPECT_EQ(in[3].script.commands[0].argv[0].text, "[a");
+}
+
+TEST(Parser, ByteOrderMarkIsDropped) {
+  Dockerfile df = parse(
+      "\xEF\xBB\xBF"
+      "FROM x\nRUN a\n");
+  ASSERT_EQ(df.stages.size(), 1u);
+  EXPECT_EQ(df.stages[0].base, "x");
+  EXPECT_EQ(df.stages[0].instructions[1].line, 2);
+}
+
+// BuildKit's continuation pattern: an escape character before the last one
+// escapes it, so the line ends there.
+TEST(Parser, EscapedEscapeAtTheEndOfALineJoinsNothing) {
+  Dockerfile df = parse("FROM x\nRUN echo a\\\\\nUSER root\nRUN b \\\n  c\n");
+  const auto& in = df.stages[0].instructions;
+  ASSERT_EQ(in.size(), 4u);
+  EXPECT_EQ(in[1].raw_args, "echo a\\\\");
+  EXPECT_EQ(in[2].keyword, "USER");
+  EXPECT_THAT(programs(in[3]), ElementsAre("b"));
+  EXPECT_EQ(in[3].script.commands[0].argv[1].text, "c");
+}
+
+TEST(Parser, EscapeDirectiveWithoutValueIsAComment) {
+  Dockerfile df = parse("# escape=\nFROM x\nRUN a \\\n b\n");
+  EXPECT_EQ(df.escape, '\\');
+  EXPECT_EQ(df.directives.count("escape"), 0u);
+  EXPECT_EQ(df.stages[0].instructions.size(), 2u);
+}
+
+// BuildKit's heredoc words: `[N]<<[-]NAME` as a whole word; NAME is the rest
+// of the word. A `<<` inside a word or followed by a blank opens nothing.
+TEST(Parser, HeredocNameIsTheRestOfTheWord) {
+  std::string text = "FROM x\nRUN cat <<END-OF-FILE > /x\nhello\nEND-OF-FILE\nRUN cat<<EOF\nUSER root\n";
+  Dockerfile df = parse(text);
+  const auto& in = df.stages[0].instructions;
+  ASSERT_EQ(in.size(), 4u);
+  ASSERT_EQ(in[1].heredocs.size(), 1u);
+  EXPECT_EQ(in[1].heredocs[0].delimiter, "END-OF-FILE");
+  EXPECT_EQ(in[1].heredocs[0].body, "hello\n");
+  EXPECT_EQ(in[1].end_line, 4);
+  EXPECT_TRUE(in[2].heredocs.empty());
+  EXPECT_EQ(in[3].keyword, "USER");
+  EXPECT_EQ(in[3].line, 6);
+}
+
+TEST(Parser, OnbuildTriggerReadsItsHeredoc) {
+  Dockerfile df = parse("FROM x\nONBUILD RUN <<EOF\necho hi\nEOF\nCMD [\"x\"]\n");
+  const auto& in = df.stages[0].instructions;
+  ASSERT_EQ(in.size(), 3u);
+  ASSERT_EQ(in[1].heredocs.size(), 1u);
+  EXPECT_EQ(in[1].heredocs[0].body, "echo hi\n");
+  EXPECT_EQ(in[2].keyword, "CMD");
+  EXPECT_EQ(in[2].line, 5);
+}
+
+TEST(Parser, LabelLegacyFormTakesTheRestOfTheLine) {
+  Dockerfile df = parse("FROM x\nLABEL maintainer Jane Doe <jane@example.org>\n");
+  const auto& kv = df.stages[0].instructions[1].pairs;
+  ASSERT_EQ(kv.size(), 1u);
+  EXPECT_EQ(kv[0].key, "maintainer");
+  EXPECT_EQ(kv[0].value, "Jane Doe <jane@example.org>");
+}
+
+// BuildKit never expands these words, so their quotes are not its business.
+TEST(Parser, QuotesOfInstructionsThatRunLaterAreNotChecked) {
+  Dockerfile df = parse("FROM x\nMAINTAINER John O'Brien\nCMD echo \"no end\nHEALTHCHECK CMD test 'x\n");
+  EXPECT_EQ(df.stages[0].instructions.size(), 4u);
+}
+
+// SHELL ["cmd", …] / PowerShell: RUN is not POSIX shell and is not split; a
+// stage built FROM that stage keeps its SHELL, a new image does not.
+TEST(Parser, RunUnderCmdOrPowerShellIsNotSplit) {
+  Dockerfile df = parse(
+      "FROM w AS win\nSHELL [\"cmd\", \"/S\", \"/C\"]\nRUN echo don't\n"
+      "FROM win\nRUN echo it's\nSHELL [\"C:\\\\Windows\\\\bin\\\\PowerShell.exe\", \"-Command\"]\nRUN "
+      "Write-Host 'a''b\n"
+      "FROM x\nRUN echo ok\n");
+  EXPECT_TRUE(df.stages[0].instructions[2].script.commands.empty());
+  EXPECT_TRUE(df.stages[1].instructions[1].script.commands.empty());
+  EXPECT_TRUE(df.stages[1].instructions[3].script.commands.empty());
+  EXPECT_THAT(programs(df.stages[2].instructions[1]), ElementsAre("echo"));
+}
+
+// A Windows base runs RUN with `cmd /S /C` when no SHELL says otherwise.
+TEST(Parser, RunOnAWindowsImageIsNotSplit) {
+  Dockerfile df = parse(
+      "FROM mcr.microsoft.com/windows/servercore:ltsc2022 AS w\nRUN echo don't\n"
+      "FROM python:3.13-windowsservercore-ltsc2022\nRUN echo it's\nSHELL [\"/bin/sh\", \"-c\"]\nRUN a && "
+      "b\n");
+  EXPECT_TRUE(df.stages[0].instructions[1].script.commands.empty());
+  EXPECT_TRUE(df.stages[1].instructions[1].script.commands.empty());
+  EXPECT_THAT(programs(df.stages[1].instructions[3]), ElementsAre("a", "&&b"));
+}
+
 TEST(ParserErrors, EmptyFile) {
   EXPECT_EQ(error_of(""), "Dockerfile:1:1: empty Dockerfile: no instructions");
   EXPECT_EQ(error_of("# only a comment\n\n"), "Dockerfile:1:1: empty Dockerfile: no instructions");
@@ -277,9 +395,13 @@ TEST(ParserErrors, UnterminatedQuote) {
   EXPECT_EQ(error_of("FROM x\nENV A=\"x\n"), "Dockerfile:2:7: unterminated double quote");
 }
 
-TEST(ParserErrors, BadExecForm) {
-  EXPECT_EQ(error_of("FROM x\nCMD [\"a\", b]\n"), "Dockerfile:2:11: malformed exec form (JSON array of strings): expected a string");
-  EXPECT_EQ(error_of("FROM x\nRUN [\"a\" \"b\"]\n"), "Dockerfile:2:10: malformed exec form (JSON array of strings): expected ',' or ']'");
+// BuildKit errors only on a JSON array that holds a non-string; what is not
+// JSON at all is shell form (below).
+TEST(ParserErrors, ExecFormWithANonString) {
+  EXPECT_EQ(error_of("FROM x\nCMD [\"a\", 1]\n"),
+            "Dockerfile:2:5: exec form (JSON array) holds a non-string (number)");
+  EXPECT_EQ(error_of("FROM x\nRUN [\"a\", [\"b\"]]\n"),
+            "Dockerfile:2:5: exec form (JSON array) holds a non-string (array)");
 }
 
 TEST(ParserErrors, FromWithoutImageAndBadEscape) {

@@ -187,22 +187,65 @@ class Lexer {
     (void)splittable;
   }
 
-  // Index one past the `)` matching the `(` at `open`, skipping quotes.
+  // Index one past the `)` matching the `(` at `open`. Quotes, backquotes
+  // and nested `$( )` inside count as the shell counts them, so the `)` in
+  // `"$(echo ")")"` or the `'` in `"$(echo "in'ner")"` does not end it.
   size_t match_paren(size_t open) const {
+    // Hostile input: `"$("$("$(…` recurses once a level; keep the stack bounded.
+    struct Nest {
+      int& n;
+      explicit Nest(int& v) : n(++v) {}
+      ~Nest() { --n; }
+    } nest(nest_);
+    if (nest_ > kMaxNest)
+      fail(open - 1, "command substitutions nested deeper than " + std::to_string(kMaxNest));
     int depth = 0;
     for (size_t k = open; k < s_.size(); ++k) {
       char c = s_[k];
-      if (c == '\\')
+      if (c == '\\') {
         ++k;
-      else if (c == '\'') {
+      } else if (c == '\'') {
         k = s_.find('\'', k + 1);
-        if (k == std::string::npos) return s_.size();
-      } else if (c == '(')
+        if (k == std::string::npos) break;
+      } else if (c == '"') {
+        k = match_double_quote(k);
+        if (k == std::string::npos) break;
+      } else if (c == '`') {
+        k = match_backquote(k);
+      } else if (c == '(') {
         ++depth;
-      else if (c == ')' && --depth == 0)
+      } else if (c == ')' && --depth == 0) {
         return k + 1;
+      }
     }
     fail(open - 1, "unterminated command substitution");
+  }
+
+  // Index of the `"` closing the one at `open` (npos when there is none).
+  size_t match_double_quote(size_t open) const {
+    for (size_t k = open + 1; k < s_.size(); ++k) {
+      char c = s_[k];
+      if (c == '\\')
+        ++k;
+      else if (c == '"')
+        return k;
+      else if (c == '$' && k + 1 < s_.size() && s_[k + 1] == '(')
+        k = match_paren(k + 1) - 1;
+      else if (c == '`')
+        k = match_backquote(k);
+    }
+    return std::string::npos;
+  }
+
+  // Index of the backquote closing the one at `open`; `\``  inside is escaped.
+  size_t match_backquote(size_t open) const {
+    for (size_t k = open + 1; k < s_.size(); ++k) {
+      if (s_[k] == '\\')
+        ++k;
+      else if (s_[k] == '`')
+        return k;
+    }
+    fail(open, "unterminated backquote");
   }
 
   // Expands `$…` at i_ into the word; returns whether it stayed unresolved.
@@ -273,8 +316,7 @@ class Lexer {
           } else if (d == '$') {
             dollar(mt, split, true, unresolved);
           } else if (d == '`') {
-            size_t e = s_.find('`', i_ + 1);
-            if (e == std::string::npos) fail(i_, "unterminated backquote");
+            size_t e = match_backquote(i_);
             copy_raw(i_, e + 1, mt, split, false);
             unresolved = true;
             i_ = e + 1;
@@ -286,8 +328,7 @@ class Lexer {
       } else if (c == '$') {
         dollar(mt, split, false, unresolved);
       } else if (c == '`') {
-        size_t e = s_.find('`', i_ + 1);
-        if (e == std::string::npos) fail(i_, "unterminated backquote");
+        size_t e = match_backquote(i_);
         copy_raw(i_, e + 1, mt, split, false);
         unresolved = true;
         i_ = e + 1;
@@ -327,12 +368,14 @@ class Lexer {
     }
   }
 
+  static constexpr int kMaxNest = 200;
   const MappedText& t_;
   const std::string& s_;
   const Vars& vars_;
   const SourceFile& f_;
   size_t i_ = 0;
   std::vector<Pending> pending_;
+  mutable int nest_ = 0;
 };
 
 bool is_shell(const std::string& p) {

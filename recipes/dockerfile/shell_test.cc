@@ -97,5 +97,27 @@ TEST(Shell, UnterminatedQuoteThrows) {
   EXPECT_THROW(split("echo $(date"), Error);
 }
 
+// Valid sh that the splitter refused: quotes inside `$( )` inside quotes
+// are a new quoting context, and `\`` inside backquotes is escaped.
+TEST(Shell, QuotesInsideCommandSubstitutionsInsideQuotes) {
+  EXPECT_THAT(show(split("echo \"$(echo \")\")\" && b")), ElementsAre("echo $(echo \")\")", "&& b"));
+  EXPECT_THAT(show(split("v=\"$(printf '%s' \"$(echo \"in'ner\")\")\"; b")),
+              ElementsAre("{v=$(printf '%s' \"$(echo \"in'ner\")\")}", "; b"));
+  EXPECT_THAT(show(split("echo `echo \\`date\\``; b")), ElementsAre("echo `echo \\`date\\``", "; b"));
+}
+
+TEST(Shell, CommandSubstitutionsNestedTooDeepAreRefused) {
+  std::string s = "echo ";
+  for (int k = 0; k < 300; ++k) s += "\"$(echo ";
+  s += "x";
+  for (int k = 0; k < 300; ++k) s += ")\"";
+  try {
+    split(s);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("command substitutions nested deeper than 200"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace trainimg::recipes

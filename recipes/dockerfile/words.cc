@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Dockerfile-level words (FROM, ENV, ARG, COPY, …) and the exec (JSON) form.
 #include <cctype>
+#include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "recipes/dockerfile/expand.h"
@@ -28,7 +29,8 @@ MappedText slice(const MappedText& t, size_t b, size_t e) {
   return out;
 }
 
-std::vector<WordRange> split_words(const MappedText& t, size_t from, char escape, const SourceFile& f) {
+std::vector<WordRange> split_words(const MappedText& t, size_t from, char escape, const SourceFile& f,
+                                   bool lenient) {
   std::vector<WordRange> out;
   const std::string& s = t.text;
   size_t i = from;
@@ -43,7 +45,11 @@ std::vector<WordRange> split_words(const MappedText& t, size_t from, char escape
       } else if (c == '\'' || c == '"') {
         size_t q = i++;
         while (i < s.size() && s[i] != c) i += (c == '"' && s[i] == escape) ? 2 : 1;
-        if (i >= s.size()) fail_at(f, t.origin[q], 1, std::string("unterminated ") + (c == '"' ? "double" : "single") + " quote");
+        if (i >= s.size()) {
+          if (lenient) break;
+          fail_at(f, t.origin[q], 1,
+                  std::string("unterminated ") + (c == '"' ? "double" : "single") + " quote");
+        }
         ++i;
       } else {
         ++i;
@@ -107,14 +113,21 @@ Word make_word(const MappedText& t, WordRange r, const Vars& vars, char escape) 
   return w;
 }
 
-bool looks_like_json(const MappedText& t, size_t from) {
+bool looks_like_json(const MappedText& t, size_t from, const SourceFile& f) {
   const std::string& s = t.text;
   size_t i = from;
   while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
   if (i >= s.size() || s[i] != '[') return false;
-  ++i;
-  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
-  return i < s.size() && (s[i] == '"' || s[i] == ']');
+  // BuildKit (parseJSON): what json.Unmarshal refuses is shell form
+  // (`CMD ["a", 'b']` runs `/bin/sh -c`); an array holding a non-string is an error.
+  auto j = nlohmann::json::parse(std::string_view(s).substr(i), nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_array()) return false;
+  for (const auto& e : j)
+    if (!e.is_string())
+      fail_at(f, t.origin[i], 1,
+              "exec form (JSON array) holds a non-string (" + std::string(e.type_name()) + ")",
+              "write [\"program\", \"arg\", …] with double-quoted strings only");
+  return true;
 }
 
 namespace {

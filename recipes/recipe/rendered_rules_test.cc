@@ -78,8 +78,8 @@ TEST(RecipeRendered, LdLibraryPathThatDropsTheInheritedValueWarns) {
   EXPECT_THAT(
       found(with_env("\n      LD_LIBRARY_PATH:\n")),
       ElementsAre("6:7 error [efa-ld-library-path] the image's final LD_LIBRARY_PATH ('') does not list "
-                  "/opt/amazon/ofi-nccl/lib and /opt/amazon/efa/lib (the installer's aws-ofi-nccl and "
-                  "libfabric): the base's older copies can be loaded"));
+                  "/opt/amazon/ofi-nccl/lib (the installer's aws-ofi-nccl) and /opt/amazon/efa/lib (the "
+                  "installer's libfabric): the base's older copies can be loaded"));
 }
 
 TEST(RecipeRendered, LdLibraryPathQuietWhenTheInstallersDirectoriesComeBeforeTheBase) {

@@ -24,6 +24,20 @@ TEST(EfaAptUpdate, FiresWhenUpdateIsInASeparateRun) {
   EXPECT_EQ(d[0].length, 18);
 }
 
+// The other RUN's command is named as written (public aws-do-eks efaburn image).
+TEST(EfaAptUpdate, NamesAptUpdateAsWritten) {
+  std::string df =
+      "FROM ubuntu:20.04\n"
+      "RUN apt update && apt install curl -y\n"
+      "RUN cd aws-efa-installer && ./efa_installer.sh -y -g -d --skip-kmod --skip-limit-conf --no-verify\n";
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(
+      d[0].message,
+      "efa_installer.sh runs without apt-get update earlier in the same RUN (the apt update on line 2 is in "
+      "another RUN, another layer)");
+}
+
 TEST(EfaAptUpdate, FiresWhenUpdateComesAfterTheInstaller) {
   std::string df = replace(kSeedShort, "RUN apt-get update \\", "RUN apt-get -qq clean \\");
   df = replace(df, "&& cd / &&", "&& apt-get update && cd / &&");
@@ -52,6 +66,21 @@ TEST(EfaAptUpdate, UpdateOnlyEchoedDoesNotCount) {
       "FROM ubuntu:24.04\n"
       "RUN echo apt-get update && ./efa_installer.sh -y -g -k -l -n\n";
   EXPECT_THAT(hits(df, "efa-apt-update"), ElementsAre("2:28 error"));
+}
+
+// On an RPM image the installer uses yum/dnf, which fetch their own
+// metadata: seed 002's empty apt list cannot happen.
+TEST(EfaAptUpdate, QuietOnAnRpmImage) {
+  const std::string run = "RUN cd /tmp/aws-efa-installer && ./efa_installer.sh -y -g -k -l -n\n";
+  EXPECT_THAT(hits("FROM nvidia/cuda:12.8.1-devel-amzn2023\n" + run, "efa-apt-update"), IsEmpty());
+  EXPECT_THAT(hits("FROM public.ecr.aws/amazonlinux/amazonlinux:2023\n" + run, "efa-apt-update"), IsEmpty());
+  EXPECT_THAT(hits("FROM registry.access.redhat.com/ubi9/ubi:9.4\n" + run, "efa-apt-update"), IsEmpty());
+  // A base whose name says nothing: the package manager the RUNs use does.
+  EXPECT_THAT(hits("ARG BASE\nFROM ${BASE}\nRUN dnf install -y tar\n" + run, "efa-apt-update"), IsEmpty());
+  EXPECT_THAT(hits("ARG BASE\nFROM ${BASE}\nRUN dnf install -y tar && apt-get install -y git\n" + run,
+                   "efa-apt-update"),
+              ElementsAre("4:34 error"));
+  EXPECT_THAT(hits("FROM ubuntu:24.04\n" + run, "efa-apt-update"), ElementsAre("2:34 error"));
 }
 
 TEST(EfaAptUpdate, SuppressedByPragmaOnTheLineBefore) {

@@ -101,7 +101,6 @@ Verdict judge(const KeyValue& kv, const Layout& l, bool own_stack) {
     return dirs.size();
   };
   size_t efa = find(efa_dir), plugin = find(plugin_dir);
-  std::string need = l.plugin ? l.plugin_hint + " and /opt/amazon/efa/lib" : "/opt/amazon/efa/lib";
   if (!own_stack) {
     auto fabric =
         static_cast<size_t>(std::find_if(dirs.begin(), dirs.end(), may_hold_libfabric) - dirs.begin());
@@ -111,10 +110,16 @@ Verdict judge(const KeyValue& kv, const Layout& l, bool own_stack) {
                   " before the installer's libfabric: a distribution libfabric there would be loaded first"};
     return {};
   }
-  if ((l.plugin && plugin == dirs.size()) || efa == dirs.size())
-    return {Severity::Error,
-            "the image's final LD_LIBRARY_PATH ('" + kv.value + "') does not list " + need +
-                " (the installer's aws-ofi-nccl and libfabric): the base's older copies can be loaded"};
+  // Name only what is missing: a value that has /opt/amazon/efa/lib but not
+  // the plugin directory must not read as if it lacked both.
+  std::string missing;
+  if (l.plugin && plugin == dirs.size()) missing = l.plugin_hint + " (the installer's aws-ofi-nccl)";
+  if (efa == dirs.size())
+    missing +=
+        (missing.empty() ? "" : " and ") + std::string("/opt/amazon/efa/lib (the installer's libfabric)");
+  if (!missing.empty())
+    return {Severity::Error, "the image's final LD_LIBRARY_PATH ('" + kv.value + "') does not list " +
+                                 missing + ": the base's older copies can be loaded"};
   size_t last = l.plugin ? std::max(efa, plugin) : efa;
   if (shadow < last)
     return {Severity::Error, "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " +

@@ -93,6 +93,21 @@ TEST(EfaLdLibraryPath, CudaBaseNeedsNoEnvButNoShadowingDirFirst) {
               ElementsAre("11:21 error"));
 }
 
+// Seen in a public dynamo EFA image: libfabric's directory listed, the
+// plugin's not. The message names the plugin directory only.
+TEST(EfaLdLibraryPath, MessageNamesOnlyTheMissingDirectory) {
+  std::string df = replace(
+      kSeedShort, "ENV LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:", "ENV LD_LIBRARY_PATH=/usr/local/lib:");
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].rule_id, "efa-ld-library-path");
+  EXPECT_EQ(
+      d[0].message,
+      "the image's final LD_LIBRARY_PATH ('/usr/local/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}') "
+      "does not list /opt/amazon/ofi-nccl/lib (the installer's aws-ofi-nccl): the base's older copies can "
+      "be loaded");
+}
+
 TEST(EfaLdLibraryPath, QuietWithoutAnInstaller) {
   EXPECT_THAT(hits("FROM ubuntu:24.04\nENV LD_LIBRARY_PATH=/usr/lib\n", "efa-ld-library-path"), IsEmpty());
 }

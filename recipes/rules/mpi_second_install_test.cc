@@ -121,6 +121,25 @@ TEST(MpiSecondInstall, HpcImagesNameHpcx) {
   EXPECT_NE(d[0].message.find("/opt/hpcx/ompi"), std::string::npos) << d[0].message;
 }
 
+// Public EFA images on cuda-dl-base (aws-do-eks nccl-tests Dockerfile.public,
+// awsome-inference dynamo Dockerfile.efa) say it ships HPC-X at /opt/hpcx and
+// hit the mix-up seed 002 warns of; a distribution Open MPI there is another.
+TEST(MpiSecondInstall, CudaDlBaseCarriesHpcx) {
+  auto d = lint_dockerfile(SourceFile("Dockerfile",
+                                      "FROM nvcr.io/nvidia/cuda-dl-base:25.06-cuda12.9-devel-ubuntu24.04\n"
+                                      "RUN apt-get update && apt-get install -y openmpi-bin\n"),
+                           {});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].rule_id, "mpi-second-install");
+  EXPECT_EQ(d[0].line, 2);
+  EXPECT_EQ(d[0].column, 42);
+  EXPECT_NE(d[0].message.find("/opt/hpcx/ompi"), std::string::npos) << d[0].message;
+  EXPECT_THAT(hits("FROM nvcr.io/nvidia/cuda-dl-base:25.06-cuda12.9-devel-ubuntu24.04\n"
+                   "RUN make MPI=1 MPI_HOME=/opt/hpcx/ompi\n",
+                   "mpi-second-install"),
+              IsEmpty());
+}
+
 // Building against the base's own HPC-X Open MPI is not a second one.
 TEST(MpiSecondInstall, QuietForTheBasesOwnHpcx) {
   EXPECT_THAT(hits("FROM nvcr.io/nvidia/hpc-benchmarks:24.09\n"
