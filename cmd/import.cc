@@ -78,7 +78,7 @@ void setup_import(CLI::App& sub, Runner& run) {
   sub.add_option(
          "source", f->source,
          "dockerd://IMAGE[:TAG], docker://[USER@][REGISTRY#]IMAGE[:TAG|@DIGEST], docker-archive:PATH[:REF], "
-         "oci:DIR[:TAG], dir:ROOTFS, or a path")
+         "oci:DIR[:TAG], oci-archive:PATH[:TAG], dir:ROOTFS, or a path")
       ->required();
   sub.add_option("-o,--output", f->output, "The .sqsh to publish (atomically)")->required();
   sub.add_option("--compression", f->compression, "zstd (default), gzip, xz, lzo or none")

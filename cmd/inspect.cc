@@ -24,7 +24,8 @@ struct InspectFlags {
 void setup_inspect(CLI::App& sub, Runner& run) {
   auto f = std::make_shared<InspectFlags>();
   sub.add_option("SOURCE", f->source,
-                 "PATH.sqsh, docker-archive:PATH.tar, oci:DIR[:TAG], dockerd://IMAGE[:TAG], "
+                 "PATH.sqsh, docker-archive:PATH.tar, oci:DIR[:TAG], oci-archive:PATH.tar[:TAG], "
+                 "dockerd://IMAGE[:TAG], "
                  "docker://[USER@][REGISTRY#]IMAGE[:TAG|@DIGEST] or dir:ROOTFS")
       ->required();
   sub.add_option("--expect", f->expect,

@@ -33,6 +33,7 @@ const Scheme kSchemes[] = {
     {"docker://", open_registry_source},
     {"docker-archive:", open_docker_archive_source},
     {"oci:", open_oci_layout_source},
+    {"oci-archive:", open_oci_archive_source},
     {"sqsh:", open_sqsh_source},
     {"dir:", open_dir_source},
 };
@@ -57,9 +58,10 @@ std::unique_ptr<ImageSource> probe(const std::string& path) {
   if (starts("hsqs")) return open_sqsh_source(path);
   if (starts("\x1f\x8b") || starts("\x28\xb5\x2f\xfd")) return open_docker_archive_source(path);
   if (n == 512 && (starts("ustar", 257))) return open_docker_archive_source(path);
-  throw Error(
-      path, "cannot tell what kind of image this is (not a squashfs, tar or directory)",
-      "name the kind: docker-archive:PATH, oci:DIR[:TAG], dockerd://IMAGE[:TAG], sqsh:PATH or dir:ROOTFS");
+  throw Error(path, "cannot tell what kind of image this is (not a squashfs, tar or directory)",
+              "name the kind: docker-archive:PATH, oci:DIR[:TAG], oci-archive:PATH[:TAG], "
+              "dockerd://IMAGE[:TAG], sqsh:PATH "
+              "or dir:ROOTFS");
 }
 
 }  // namespace

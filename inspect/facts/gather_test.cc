@@ -174,8 +174,8 @@ TEST_P(SameFacts, NgcLikeImageGivesTheSameFactsAsDir) {
 INSTANTIATE_TEST_SUITE_P(Kinds, SameFacts,
                          ::testing::Values(FixtureKind::DockerArchive, FixtureKind::DockerArchiveLegacyGzip,
                                            FixtureKind::OciGzip, FixtureKind::OciZstdManifestList,
-                                           FixtureKind::SqshLzoNoD, FixtureKind::SqshGzip,
-                                           FixtureKind::Memory, FixtureKind::Dockerd),
+                                           FixtureKind::OciArchive, FixtureKind::SqshLzoNoD,
+                                           FixtureKind::SqshGzip, FixtureKind::Memory, FixtureKind::Dockerd),
                          [](const auto& info) { return testing::to_string(info.param); });
 
 }  // namespace

@@ -132,6 +132,7 @@ enum class FixtureKind {
   DockerArchiveLegacyGzip,
   OciGzip,
   OciZstdManifestList,
+  OciArchive,  ///< an OCI layout in one tar (`tar -C DIR -cf`), opened by its bare path
   SqshLzoNoD,
   SqshGzip,
   Memory,
@@ -145,6 +146,7 @@ inline std::string to_string(FixtureKind k) {
     case FixtureKind::DockerArchiveLegacyGzip: return "DockerArchiveLegacyGzip";
     case FixtureKind::OciGzip: return "OciGzip";
     case FixtureKind::OciZstdManifestList: return "OciZstdManifestList";
+    case FixtureKind::OciArchive: return "OciArchive";
     case FixtureKind::SqshLzoNoD: return "SqshLzoNoD";
     case FixtureKind::SqshGzip: return "SqshGzip";
     case FixtureKind::Memory: return "Memory";
@@ -192,6 +194,13 @@ inline facts::ImageFacts facts_of(ImageSpec img, FixtureKind kind = FixtureKind:
       write_oci_layout(img, t / "oci", OciOptions{Compression::Zstd, true});
       src = open_source("oci:" + (t / "oci") + ":latest");
       break;
+    case FixtureKind::OciArchive: {
+      write_oci_layout(img, t / "oci", OciOptions{Compression::Gzip, false});
+      std::string cmd = "tar -C '" + (t / "oci") + "' -cf '" + (t / "img.tar") + "' .";
+      if (std::system(cmd.c_str()) != 0) throw std::runtime_error("tar failed: " + cmd);
+      src = open_source(t / "img.tar");
+      break;
+    }
     case FixtureKind::SqshLzoNoD:
     case FixtureKind::SqshGzip: {
       // What enroot import runs (domain.md §4), with the real mksquashfs.

@@ -215,8 +215,8 @@ TEST_F(EveryKindRegistry, NgcLikeScenariosFireEveryRuleAndKeepEachQuietOnceAsDir
 
 INSTANTIATE_TEST_SUITE_P(Kinds, EveryKind,
                          ::testing::Values(FixtureKind::Dir, FixtureKind::DockerArchive, FixtureKind::OciGzip,
-                                           FixtureKind::SqshLzoNoD, FixtureKind::Memory,
-                                           FixtureKind::Dockerd),
+                                           FixtureKind::OciArchive, FixtureKind::SqshLzoNoD,
+                                           FixtureKind::Memory, FixtureKind::Dockerd),
                          [](const auto& info) { return testing::to_string(info.param); });
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "common/fd.h"
 #include "inspect/sources/docker_archive_stream.h"
 #include "inspect/sources/image_config.h"
+#include "inspect/sources/oci_layout_source.h"
 #include "inspect/sources/tar_layer.h"
 
 namespace trainimg::inspect {
@@ -19,59 +20,19 @@ namespace {
 constexpr uint64_t kMaxJsonMember = 16 << 20;
 // Bytes allowed after a layer tar's end-of-archive marker (block padding).
 constexpr uint64_t kMaxTrailing = 1 << 20;
-// Members linking to members: docker's old layout links duplicate layers.
-constexpr int kMaxLinkHops = 16;
-
-struct Member {
-  EntryType type = EntryType::File;
-  uint64_t offset = 0, size = 0;
-  std::string link;  // symlink target (verbatim) or hard-link target (member name)
-};
-
-std::string parent_member(const std::string& m) {
-  auto slash = m.rfind('/');
-  return slash == std::string::npos ? "" : m.substr(0, slash);
-}
-
 class DockerArchiveSource : public ImageSource {
  public:
   DockerArchiveSource(std::string path, std::string ref, UniqueFd fd, uint64_t size)
       : path_(std::move(path)), ref_(std::move(ref)), fd_(std::move(fd)), size_(size) {}
 
   // Indexes member headers; false when the archive is compressed (no seeking).
-  bool index() {
-    FileRange whole(fd_.get(), 0, size_, path_);
-    TarReader t(whole, path_, "", 16 * 1024);
-    while (archive_entry* ae = t.next()) {
-      if (t.compressed()) return false;
-      const char* raw = archive_entry_pathname(ae);
-      std::string why;
-      auto p = safe_member_path(raw ? raw : "", why);
-      if (!p) t.fail("member '" + std::string(raw ? raw : "") + "'", why);
-      Member m;
-      m.offset = static_cast<uint64_t>(t.data_offset());
-      m.size = static_cast<uint64_t>(std::max<la_int64_t>(archive_entry_size(ae), 0));
-      if (const char* h = archive_entry_hardlink(ae)) {
-        m.type = EntryType::Hardlink;
-        auto hp = safe_member_path(h, why);
-        if (!hp) t.fail("member '" + std::string(raw) + "'", "hard link target: " + why);
-        m.link = hp->substr(1);
-      } else if (archive_entry_filetype(ae) == AE_IFLNK) {
-        m.type = EntryType::Symlink;
-        m.link = archive_entry_symlink(ae) ? archive_entry_symlink(ae) : "";
-      } else if (archive_entry_filetype(ae) == AE_IFDIR) {
-        m.type = EntryType::Dir;
-      } else if (archive_entry_filetype(ae) != AE_IFREG) {
-        continue;
-      }
-      if (m.type == EntryType::File && m.offset + m.size > size_)
-        t.fail("member '" + std::string(raw) + "'", "claims " + std::to_string(m.size) + " bytes at offset " +
-                                                        std::to_string(m.offset) + " but the file has " +
-                                                        std::to_string(size_));
-      members_[p->substr(1)] = m;
-    }
-    return true;
+  bool index() { return tar_.index(fd_.get(), size_, path_); }
+  /// An OCI image layout in a tar (oci-archive) rather than `docker save`'s
+  /// output (Docker 25+ writes both manifest.json and an OCI layout).
+  bool oci_layout_only() const {
+    return !tar_.contains("manifest.json") && tar_.contains("index.json") && tar_.contains("oci-layout");
   }
+  std::pair<UniqueFd, TarIndex> release() { return {std::move(fd_), std::move(tar_)}; }
 
   void load() {
     auto manifest = parse_json(read_member("manifest.json"), path_, "manifest.json");
@@ -99,7 +60,7 @@ class DockerArchiveSource : public ImageSource {
   void walk(LayerVisitor& v) override {
     for (size_t i = 0; i < image_.layers.size(); ++i) {
       const std::string& name = image_.layers[i];
-      const Member& m = resolve(name);
+      const TarIndex::Member& m = resolve(name);
       FileRange range(fd_.get(), m.offset, m.size, path_);
       HashingSource hashed(range, /*allow_seek=*/true);
       walk_layer_tar(hashed, LayerInput{path_, name, layer_id(i), i}, v);
@@ -132,45 +93,21 @@ class DockerArchiveSource : public ImageSource {
       throw Error(path_, "layer '" + name + "': digest mismatch: expected " + want + ", the content is " + *got);
   }
 
-  const Member& resolve(const std::string& name) const {
-    std::string cur = name;
-    for (int hop = 0; hop <= kMaxLinkHops; ++hop) {
-      auto it = members_.find(cur);
-      if (it == members_.end()) {
-        if (name == "manifest.json") throw Error(path_, "no manifest.json: not a docker archive (docker save output)");
-        throw Error(path_, "member '" + name + "' named by manifest.json is missing");
-      }
-      const Member& m = it->second;
-      if (m.type == EntryType::File) return m;
-      if (m.type == EntryType::Dir) throw Error(path_, "member '" + name + "' is a directory");
-      std::string next = m.type == EntryType::Hardlink ? m.link : parent_member(cur) + "/" + m.link;
-      std::string why;
-      auto p = safe_member_path(next, why);
-      if (!p) throw Error(path_, "member '" + cur + "' links out of the archive: " + why);
-      cur = p->substr(1);
-    }
-    throw Error(path_, "member '" + name + "': too many links");
+  const TarIndex::Member& resolve(const std::string& name) const {
+    if (const TarIndex::Member* m = tar_.resolve(name)) return *m;
+    if (name == "manifest.json")
+      throw Error(path_, "no manifest.json: not a docker archive (docker save output)");
+    throw Error(path_, "member '" + name + "' named by manifest.json is missing");
   }
 
   std::string read_member(const std::string& name) const {
-    const Member& m = resolve(name);
-    if (m.size > kMaxJsonMember)
-      throw Error(path_, "member '" + name + "' is " + std::to_string(m.size) + " bytes, too large for JSON");
-    std::string out(m.size, '\0');
-    FileRange r(fd_.get(), m.offset, m.size, path_);
-    size_t done = 0;
-    while (done < out.size()) {
-      size_t got = r.read(out.data() + done, out.size() - done);
-      if (got == 0) throw Error(path_, "member '" + name + "' is truncated");
-      done += got;
-    }
-    return out;
+    return tar_.read(resolve(name), name, kMaxJsonMember);
   }
 
   std::string path_, ref_;
   UniqueFd fd_;
   uint64_t size_;
-  std::map<std::string, Member> members_;
+  TarIndex tar_;
   ArchiveImage image_;
   std::vector<std::string> diff_ids_;
   ImageDescription desc_;
@@ -221,6 +158,10 @@ std::unique_ptr<ImageSource> open_docker_archive_source(const std::string& spec)
   auto size = static_cast<uint64_t>(st.st_size);
   auto src = std::make_unique<DockerArchiveSource>(path, ref, std::move(fd), size);
   if (src->index()) {
+    if (src->oci_layout_only()) {
+      auto [tar_fd, index] = src->release();
+      return open_oci_archive_source(path, ref, std::move(tar_fd), std::move(index));
+    }
     src->load();
     return src;
   }

@@ -26,10 +26,82 @@ struct Descriptor {
   uint64_t size = 0;
 };
 
+// One file of a layout as a byte range of an open file.
+struct Span {
+  UniqueFd owned;  ///< set when the span has a file of its own (a directory layout)
+  int fd = -1;
+  uint64_t offset = 0, size = 0;
+};
+
+// Where a layout's files are: a directory (oci:DIR) or the members of an
+// uncompressed tar (oci-archive:FILE, what `skopeo copy … oci-archive:` and
+// BuildKit's `--output type=oci` write).
+class LayoutFiles {
+ public:
+  virtual ~LayoutFiles() = default;
+  /// "oci-layout", "index.json" or "blobs/sha256/HEX"; throws Error naming
+  /// the layout (missing, not a regular file, a symlink out of it).
+  virtual Span open(const std::string& name) const = 0;
+};
+
+class DirFiles : public LayoutFiles {
+ public:
+  DirFiles(std::string dir, UniqueFd blobs) : dir_(std::move(dir)), blobs_(std::move(blobs)) {}
+  Span open(const std::string& name) const override {
+    constexpr std::string_view kBlobs = "blobs/sha256/";
+    const bool blob = name.starts_with(kBlobs);
+    UniqueFd fd(blob ? openat(blobs_.get(), name.c_str() + kBlobs.size(),
+                              O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+                     : ::open((dir_ + "/" + name).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
+    if (!fd) {
+      if (errno == ENOENT)
+        throw Error(dir_, blob ? name + ": missing blob" : "no " + name + ": not an OCI image layout");
+      if (errno == ELOOP) throw Error(dir_, name + ": a symlink; blobs are only read from inside the layout");
+      throw_errno(dir_ + "/" + name, "cannot open");
+    }
+    struct stat st {};
+    if (fstat(fd.get(), &st) != 0) throw_errno(dir_ + "/" + name, "stat");
+    if (!S_ISREG(st.st_mode)) throw Error(dir_, name + ": not a regular file");
+    Span s;
+    s.fd = fd.get();
+    s.size = static_cast<uint64_t>(st.st_size);
+    s.owned = std::move(fd);
+    return s;
+  }
+
+ private:
+  std::string dir_;
+  UniqueFd blobs_;
+};
+
+class TarFiles : public LayoutFiles {
+ public:
+  TarFiles(std::string file, UniqueFd fd, TarIndex index)
+      : file_(std::move(file)), fd_(std::move(fd)), index_(std::move(index)) {}
+  Span open(const std::string& name) const override {
+    const TarIndex::Member* m = index_.resolve(name);
+    if (!m) {
+      if (name.starts_with("blobs/")) throw Error(file_, name + ": missing blob");
+      throw Error(file_, "no " + name + ": not an OCI image layout archive");
+    }
+    Span s;
+    s.fd = fd_.get();
+    s.offset = m->offset;
+    s.size = m->size;
+    return s;
+  }
+
+ private:
+  std::string file_;
+  UniqueFd fd_;
+  TarIndex index_;
+};
+
 class OciLayoutSource : public ImageSource {
  public:
-  OciLayoutSource(std::string dir, std::string tag, UniqueFd blobs)
-      : dir_(std::move(dir)), tag_(std::move(tag)), blobs_(std::move(blobs)) {}
+  // `kind` "oci" (a directory) or "oci-archive" (a tar of one).
+  OciLayoutSource(std::string dir, std::string tag, std::unique_ptr<LayoutFiles> files, std::string kind)
+      : dir_(std::move(dir)), tag_(std::move(tag)), files_(std::move(files)), kind_(std::move(kind)) {}
 
   void load() {
     auto layout = parse_json(read_file("oci-layout"), dir_, "oci-layout");
@@ -59,8 +131,8 @@ class OciLayoutSource : public ImageSource {
     if (!parsed.diff_ids.empty() && parsed.diff_ids.size() != layers_.size())
       throw Error(dir_, blob_name(config) + " lists " + std::to_string(parsed.diff_ids.size()) +
                             " diff_ids but the manifest has " + std::to_string(layers_.size()) + " layers");
-    desc_.reference = "oci:" + dir_ + (tag_.empty() ? "" : ":" + tag_);
-    desc_.kind = "oci";
+    desc_.reference = kind_ + ":" + dir_ + (tag_.empty() ? "" : ":" + tag_);
+    desc_.kind = kind_;
     desc_.has_config = true;
     desc_.config = parsed.config;
     for (size_t i = 0; i < layers_.size(); ++i)
@@ -72,8 +144,8 @@ class OciLayoutSource : public ImageSource {
   void walk(LayerVisitor& v) override {
     for (size_t i = 0; i < layers_.size(); ++i) {
       const Descriptor& ld = layers_[i];
-      UniqueFd fd = open_blob(ld);
-      FileRange range(fd.get(), 0, ld.size, dir_);
+      Span blob = open_blob(ld);
+      FileRange range(blob.fd, blob.offset, ld.size, dir_);
       HashingSource hashed(range, /*allow_seek=*/false);
       walk_layer_tar(hashed, LayerInput{dir_, blob_name(ld), desc_.layers[i], i}, v);
       std::string got = *hashed.finish(dir_, "layer " + blob_name(ld), kMaxTrailing);
@@ -130,57 +202,40 @@ class OciLayoutSource : public ImageSource {
       if (!os.empty()) seen += (seen.empty() ? "" : ", ") + os + "/" + arch;
     }
     if (top && seen.empty())
-      throw Error(dir_,
-                  where + " lists " + std::to_string(ms.size()) + " images; name one: oci:" + dir_ + ":TAG");
+      throw Error(dir_, where + " lists " + std::to_string(ms.size()) + " images; name one: " + kind_ + ":" +
+                            dir_ + ":TAG");
     throw Error(dir_,
                 where + ": no " + platform + " image (platforms: " + (seen.empty() ? "none" : seen) + ")");
   }
 
-  UniqueFd open_blob(const Descriptor& d) const {
-    std::string hex = d.digest.substr(7);
-    UniqueFd fd(openat(blobs_.get(), hex.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-    if (!fd) {
-      if (errno == ENOENT) throw Error(dir_, blob_name(d) + ": missing blob");
-      if (errno == ELOOP)
-        throw Error(dir_, blob_name(d) + ": a symlink; blobs are only read from inside the layout");
-      throw_errno(dir_ + "/" + blob_name(d), "cannot open blob");
-    }
-    struct stat st {};
-    if (fstat(fd.get(), &st) != 0) throw_errno(dir_ + "/" + blob_name(d), "stat");
-    if (!S_ISREG(st.st_mode)) throw Error(dir_, blob_name(d) + ": not a regular file");
-    if (static_cast<uint64_t>(st.st_size) != d.size)
+  Span open_blob(const Descriptor& d) const {
+    Span blob = files_->open(blob_name(d));
+    if (blob.size != d.size)
       throw Error(dir_, blob_name(d) + ": size mismatch: the descriptor says " + std::to_string(d.size) +
-                            " bytes, the blob has " + std::to_string(st.st_size));
-    return fd;
+                            " bytes, the blob has " + std::to_string(blob.size));
+    return blob;
   }
 
   std::string read_blob(const Descriptor& d) const {
     if (d.size > kMaxJsonBlob)
       throw Error(dir_,
                   blob_name(d) + ": " + std::to_string(d.size) + " bytes is too large for a JSON document");
-    UniqueFd fd = open_blob(d);
-    std::string out = read_all(fd.get(), d.size, blob_name(d));
+    Span blob = open_blob(d);
+    std::string out = read_all(blob, blob_name(d));
     std::string got = sha256_digest(out);
     if (got != d.digest) throw mismatch(d, got);
     return out;
   }
 
   std::string read_file(const std::string& name) const {
-    UniqueFd fd(open((dir_ + "/" + name).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK));
-    if (!fd) {
-      if (errno == ENOENT) throw Error(dir_, "no " + name + ": not an OCI image layout");
-      throw_errno(dir_ + "/" + name, "cannot open");
-    }
-    struct stat st {};
-    if (fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) throw Error(dir_, name + ": not a regular file");
-    if (static_cast<uint64_t>(st.st_size) > kMaxJsonBlob)
-      throw Error(dir_, name + ": too large for a JSON document");
-    return read_all(fd.get(), static_cast<uint64_t>(st.st_size), name);
+    Span f = files_->open(name);
+    if (f.size > kMaxJsonBlob) throw Error(dir_, name + ": too large for a JSON document");
+    return read_all(f, name);
   }
 
-  std::string read_all(int fd, uint64_t size, const std::string& name) const {
-    std::string out(size, '\0');
-    FileRange r(fd, 0, size, dir_ + "/" + name);
+  std::string read_all(const Span& f, const std::string& name) const {
+    std::string out(f.size, '\0');
+    FileRange r(f.fd, f.offset, f.size, dir_ + "/" + name);
     for (size_t done = 0; done < out.size();) {
       size_t got = r.read(out.data() + done, out.size() - done);
       if (got == 0) throw Error(dir_, name + ": truncated");
@@ -190,7 +245,8 @@ class OciLayoutSource : public ImageSource {
   }
 
   std::string dir_, tag_;
-  UniqueFd blobs_;
+  std::unique_ptr<LayoutFiles> files_;
+  std::string kind_;
   ImageDescription desc_;
   std::vector<Descriptor> layers_;
 };
@@ -212,7 +268,38 @@ std::unique_ptr<ImageSource> open_oci_layout_source(const std::string& spec) {
   if (!S_ISDIR(st.st_mode)) throw Error(dir, "an OCI image layout is a directory");
   UniqueFd blobs(open((dir + "/blobs/sha256").c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!blobs) throw Error(dir, "no blobs/sha256 directory: not an OCI image layout");
-  auto src = std::make_unique<OciLayoutSource>(dir, tag, std::move(blobs));
+  auto src =
+      std::make_unique<OciLayoutSource>(dir, tag, std::make_unique<DirFiles>(dir, std::move(blobs)), "oci");
+  src->load();
+  return src;
+}
+
+std::unique_ptr<ImageSource> open_oci_archive_source(const std::string& spec) {
+  // "PATH:TAG" only when PATH alone is not a file: paths may contain ':'.
+  std::string path = spec, tag;
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) {
+    auto colon = spec.rfind(':');
+    if (colon != std::string::npos && colon > 0) {
+      path = spec.substr(0, colon);
+      tag = spec.substr(colon + 1);
+    }
+  }
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw_errno(path, "cannot open OCI archive");
+  if (fstat(fd.get(), &st) != 0) throw_errno(path, "stat");
+  if (!S_ISREG(st.st_mode)) throw Error(path, "an OCI archive must be a regular file (tar)");
+  TarIndex index;
+  if (!index.index(fd.get(), static_cast<uint64_t>(st.st_size), path))
+    throw Error(path, "a compressed OCI archive cannot be read in place",
+                "decompress it first (e.g. zstd -d / gunzip), or extract it and use oci:DIR");
+  return open_oci_archive_source(path, tag, std::move(fd), std::move(index));
+}
+
+std::unique_ptr<ImageSource> open_oci_archive_source(const std::string& path, const std::string& tag,
+                                                     UniqueFd fd, TarIndex index) {
+  auto src = std::make_unique<OciLayoutSource>(
+      path, tag, std::make_unique<TarFiles>(path, std::move(fd), std::move(index)), "oci-archive");
   src->load();
   return src;
 }

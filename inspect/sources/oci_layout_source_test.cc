@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
@@ -84,6 +85,52 @@ TEST(OciLayout, ManifestListPicksLinuxAmd64AndTagSelects) {
   EXPECT_FALSE(t.lookup("/arm64-only"));
   EXPECT_TRUE(t.lookup("/usr/lib/libnccl.so.2.21.5"));
   expect_error(tmp / "oci:nope", "no manifest tagged 'nope' in index.json (tags: latest)");
+}
+
+// An OCI layout in one uncompressed tar (`skopeo copy … oci-archive:`,
+// BuildKit's `--output type=oci`): oci-archive:FILE[:TAG], or the bare path
+// (a tar with an OCI layout and no manifest.json); read in place.
+TEST(OciArchive, SameTreeAsTheLayoutByNameOrBarePath) {
+  TempDir tmp;
+  ImageSpec img = sample_image();
+  write_oci_layout(img, tmp / "oci", OciOptions{Compression::Gzip, true});
+  ASSERT_EQ(system(("tar -C " + tmp / "oci" + " -cf " + tmp / "img.tar .").c_str()), 0);
+  const std::string want = tree_listing(tree_of(*open_oci_layout_source(tmp / "oci:latest")));
+  auto named = open_source("oci-archive:" + tmp / "img.tar:latest");
+  EXPECT_EQ(tree_listing(tree_of(*named)), want);
+  ImageDescription d = named->describe();
+  EXPECT_EQ(d.kind, "oci-archive");
+  EXPECT_EQ(d.reference, "oci-archive:" + tmp / "img.tar:latest");
+  EXPECT_EQ(d.layers, diff_ids(img));
+  EXPECT_EQ(d.digest, open_oci_layout_source(tmp / "oci:latest")->describe().digest);
+  auto bare = open_source(tmp / "img.tar");  // one tag: no need to name it
+  EXPECT_EQ(tree_listing(tree_of(*bare)), want);
+  EXPECT_EQ(bare->describe().kind, "oci-archive");
+  auto err = [](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(err([&] {
+              open_source("oci-archive:" + tmp / "img.tar:nope");
+            }).find("no manifest tagged 'nope' in index.json (tags: latest)"),
+            std::string::npos);
+  // Compressed: no random access; said so, with what to do.
+  ASSERT_EQ(system(("gzip -k " + tmp / "img.tar").c_str()), 0);
+  EXPECT_NE(err([&] { open_source("oci-archive:" + tmp / "img.tar.gz"); }).find("a compressed OCI archive"),
+            std::string::npos);
+  // A blob missing from the archive is named.
+  write_oci_layout(img, tmp / "plain", OciOptions{Compression::Gzip, false});
+  std::string hex = first_layer_hex(tmp / "plain");
+  ASSERT_EQ(
+      system(("tar -C " + tmp / "plain" + " -cf " + tmp / "broken.tar --exclude=" + hex + " .").c_str()), 0);
+  EXPECT_NE(err([&] {
+              tree_of(*open_source("oci-archive:" + tmp / "broken.tar"));
+            }).find("blobs/sha256/" + hex + ": missing blob"),
+            std::string::npos);
 }
 
 TEST(OciLayoutHostile, LayerDigestMismatchNamesTheBlob) {

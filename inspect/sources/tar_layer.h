@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -97,6 +98,34 @@ class TarReader {
   std::exception_ptr error_;
   ArchiveReader a_;  // a member, so that a throwing constructor still frees it
   std::string last_name_;
+};
+
+/// The members of an uncompressed tar file, indexed once (headers only, every
+/// data region seeked over), read in place afterwards as byte ranges of the
+/// file: docker archives and OCI archives.
+class TarIndex {
+ public:
+  struct Member {
+    EntryType type = EntryType::File;
+    uint64_t offset = 0, size = 0;
+    std::string link;  ///< symlink target (verbatim) or hard-link target (member name)
+  };
+  /// Indexes the tar in `fd` (`size` bytes); false when it is compressed (no
+  /// random access). Throws Error naming `file` for hostile or impossible
+  /// members (names out of the archive, data past its end).
+  bool index(int fd, uint64_t size, const std::string& file);
+  bool contains(const std::string& name) const { return members_.count(name) != 0; }
+  /// The regular file `name` is, through links inside the archive; nullptr
+  /// when there is no such member. Throws Error for a directory, a link out
+  /// of the archive or a chain of links too long.
+  const Member* resolve(const std::string& name) const;
+  /// A member's bytes, at most `max` of them (else Error): JSON documents.
+  std::string read(const Member& m, const std::string& name, uint64_t max) const;
+
+ private:
+  int fd_ = -1;
+  std::string file_;
+  std::map<std::string, Member> members_;
 };
 
 /// A member name made absolute and normalised ("./usr/lib/" -> "/usr/lib"),
