@@ -251,6 +251,17 @@ TEST_F(PyxisGate, TheSharedEntryIsJudgedByItsSidecarsFactsWithoutReadingTheImage
   CmdRun broken = get("match.oci");
   EXPECT_EQ(broken.rc, 2) << broken.err;
   EXPECT_EQ(broken.out, "");
+  // A sidecar nested 1,000,000 deep (4 MB, under the 16 MiB read) is not
+  // trusted, and nothing recurses through it: the entry is imported again.
+  for (const auto& p : entries) {
+    std::string text = sidecars[p];
+    text.erase(text.rfind('}'));
+    rewrite(p.string() + ".json",
+            text + ", \"x\": " + std::string(1000000, '[') + std::string(1000000, ']') + "}");
+  }
+  CmdRun deep = get("match.oci");
+  EXPECT_EQ(deep.rc, 0) << deep.err;
+  EXPECT_NE(deep.err.find("trainimg: pyxis cache: importing"), std::string::npos) << deep.err;
 }
 
 }  // namespace
