@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 
 #include "builder/import.h"
 #include "builder/pyxis_cache.h"
@@ -156,6 +157,17 @@ std::optional<Report> report_from_sidecar(const Json& sidecar, const inspect::Ex
   }
 }
 
+// Findings as image_findings caches them: objects whose rule, severity and
+// message are strings.
+bool well_formed(const Json& findings) {
+  if (!findings.is_array()) return false;
+  for (const auto& f : findings)
+    if (!f.is_object() || !f.contains("rule") || !f["rule"].is_string() || !f.contains("severity") ||
+        !f["severity"].is_string() || !f.contains("message") || !f["message"].is_string())
+      return false;
+  return true;
+}
+
 // The image's findings against `e`: from the cache when this image (by
 // digest) was judged for this host stack before, else from the facts its
 // sidecar records, else one inspection of the published .sqsh; then cached.
@@ -179,8 +191,13 @@ Json image_findings(const std::string& sqsh, const Json& sidecar, const inspect:
     std::ifstream in(cached);
     if (in) {
       try {
-        Json j = Json::parse(in);
-        if (j.value("image_digest", "") == digest && j.contains("findings")) return j["findings"];
+        // As written below: 3 levels; deeper is damaged (a copy would recurse as deep).
+        Json j = Json::parse(in, [](int depth, Json::parse_event_t, Json&) {
+          if (depth > 8) throw std::runtime_error("nested too deep");
+          return true;
+        });
+        if (j.value("image_digest", "") == digest && j.contains("findings") && well_formed(j["findings"]))
+          return j["findings"];
       } catch (const std::exception&) {  // a damaged cache entry is re-made
       }
     }

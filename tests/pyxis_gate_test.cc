@@ -134,6 +134,25 @@ TEST_F(PyxisGate, AMatchingImageRunsAndReleaseTwiceIsFine) {
   EXPECT_EQ(importer(env(), "get oci:" + (t_ / "match.oci").string()).rc, 0);
 }
 
+// The verdict cache is a plain directory: an entry that is not what the
+// gate writes (findings that are not objects, a deep nest) is made again.
+TEST_F(PyxisGate, ADamagedVerdictIsMadeAgain) {
+  ASSERT_EQ(importer(env(), "get oci:" + (t_ / "mismatch.oci").string()).rc, 1);
+  std::vector<fs::path> verdicts;
+  for (const auto& e : fs::directory_iterator(t_ / "rt/trainimg-preflight")) verdicts.push_back(e.path());
+  ASSERT_EQ(verdicts.size(), 1u);
+  auto good = nlohmann::ordered_json::parse(slurp(verdicts[0]));
+  for (const std::string& findings : {std::string("[1]"), std::string("[{\"rule\": 1}]"),
+                                      std::string(1000000, '[') + std::string(1000000, ']')}) {
+    put(verdicts[0],
+        "{\"image_digest\": " + good["image_digest"].dump() + ", \"findings\": " + findings + "}");
+    CmdRun r = importer(env(), "get oci:" + (t_ / "mismatch.oci").string());
+    EXPECT_EQ(r.rc, 1) << findings.substr(0, 20) << ": " << r.err;
+    EXPECT_NE(r.err.find("trainimg: efa-host-mismatch:"), std::string::npos) << r.err;
+    EXPECT_EQ(nlohmann::ordered_json::parse(slurp(verdicts[0])), good);
+  }
+}
+
 TEST_F(PyxisGate, AMismatchingImageRefusesTheStepWithTheReportOnStderr) {
   CmdRun r = importer(env(), "get oci:" + (t_ / "mismatch.oci").string());
   EXPECT_EQ(r.rc, 1) << r.err;
