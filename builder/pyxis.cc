@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <stdexcept>
 
 #include "builder/import.h"
 #include "builder/pyxis_cache.h"
@@ -129,11 +131,49 @@ std::string import_private(const std::string& uri, const PyxisEnv& env, nlohmann
 
 using Json = nlohmann::ordered_json;
 
+// The report on the facts the import recorded in the sidecar (the image is
+// not read): nullopt when there are none (a private import is not
+// inspected) or when they cannot be used, `why` then saying why for facts
+// that are there but another version, not this image's (their digest is not
+// the sidecar's) or damaged: the sidecar of a shared 1777 directory may hold
+// anything, so its facts are read strictly (inspect::facts_from_json).
+std::optional<Report> report_from_sidecar(const Json& sidecar, const inspect::Expectations& e,
+                                          const std::string& sqsh, std::string& why) {
+  if (!sidecar.is_object() || !sidecar.contains("inspect") || !sidecar["inspect"].is_object() ||
+      !sidecar["inspect"].contains("facts"))
+    return std::nullopt;
+  try {
+    Report rep = inspect::report_from_facts_json(sidecar["inspect"]["facts"], e, sqsh + ".json");
+    const Json& d = rep.facts["image"]["digest"];
+    const Json* want = sidecar.contains("image_digest") ? &sidecar["image_digest"] : nullptr;
+    if (!d.is_string() || !want || *want != d) {
+      why = "the facts in " + sqsh + ".json do not name the image's digest";
+      return std::nullopt;
+    }
+    return rep;
+  } catch (const Error& err) {
+    why = err.what();
+    return std::nullopt;
+  }
+}
+
+// Findings as image_findings caches them: objects whose rule, severity and
+// message are strings.
+bool well_formed(const Json& findings) {
+  if (!findings.is_array()) return false;
+  for (const auto& f : findings)
+    if (!f.is_object() || !f.contains("rule") || !f["rule"].is_string() || !f.contains("severity") ||
+        !f["severity"].is_string() || !f.contains("message") || !f["message"].is_string())
+      return false;
+  return true;
+}
+
 // The image's findings against `e`: from the cache when this image (by
-// digest) was judged for this host stack before, else one inspection of the
-// published .sqsh, then cached. Sources without a digest (dir:) are read.
+// digest) was judged for this host stack before, else from the facts its
+// sidecar records, else one inspection of the published .sqsh; then cached.
+// Sources without a digest (dir:) are read each time.
 Json image_findings(const std::string& sqsh, const Json& sidecar, const inspect::Expectations& e,
-                    const std::string& cache_dir) {
+                    const std::string& cache_dir, std::string& notes) {
   std::string digest;
   for (const char* k : {"image_digest", "config_digest"})
     if (sidecar.contains(k) && sidecar[k].is_string()) {
@@ -151,15 +191,26 @@ Json image_findings(const std::string& sqsh, const Json& sidecar, const inspect:
     std::ifstream in(cached);
     if (in) {
       try {
-        Json j = Json::parse(in);
-        if (j.value("image_digest", "") == digest && j.contains("findings")) return j["findings"];
+        // As written below: 3 levels; deeper is damaged (a copy would recurse as deep).
+        Json j = Json::parse(in, [](int depth, Json::parse_event_t, Json&) {
+          if (depth > 8) throw std::runtime_error("nested too deep");
+          return true;
+        });
+        if (j.value("image_digest", "") == digest && j.contains("findings") && well_formed(j["findings"]))
+          return j["findings"];
       } catch (const std::exception&) {  // a damaged cache entry is re-made
       }
     }
   }
-  Report rep = inspect::inspect_image("sqsh:" + sqsh, e);
+  std::string why;
+  std::optional<Report> rep = report_from_sidecar(sidecar, e, sqsh, why);
+  if (!rep) {
+    if (!why.empty())
+      notes += "trainimg: preflight: the sidecar's facts are not used (" + why + "); reading the image\n";
+    rep = inspect::inspect_image("sqsh:" + sqsh, e);
+  }
   Json findings = Json::array();
-  for (const auto& d : rep.findings)
+  for (const auto& d : rep->findings)
     findings.push_back(
         {{"rule", d.rule_id}, {"severity", std::string(to_string(d.severity))}, {"message", d.message}});
   if (!key.empty()) {
@@ -207,7 +258,7 @@ std::string pyxis_get(const std::string& uri, const PyxisEnv& env, const Preflig
   }
   host::HostProfile hp = host::read_profile(o.host_profile);
   inspect::Expectations e = inspect::expectations_from_host(hp, o.host_profile);
-  Json findings = image_findings(path, sidecar, e, o.cache_dir);
+  Json findings = image_findings(path, sidecar, e, o.cache_dir, notes);
   std::string errors;
   for (const auto& f : findings) {
     std::string line = "trainimg: " + f.value("rule", "") + ": " + f.value("message", "") + "\n";

@@ -16,6 +16,7 @@
 #include <ctime>
 #include <fstream>
 #include <ostream>
+#include <stdexcept>
 
 #include "builder/publish.h"
 #include "common/error.h"
@@ -192,7 +193,12 @@ std::optional<Json> trusted_sidecar(const std::string& sqsh, const std::string& 
   for (ssize_t n; (n = ::read(fd.get(), buf, sizeof buf)) > 0 && text.size() < (16u << 20);)
     text.append(buf, static_cast<size_t>(n));
   try {
-    Json j = Json::parse(text);
+    // A sidecar nests under 10 levels; a deeper one is hostile, and copying it (the
+    // caller gets a copy) would recurse as deep as it nests.
+    Json j = Json::parse(text, [](int depth, Json::parse_event_t, Json&) {
+      if (depth > 32) throw std::runtime_error("nested too deep");
+      return true;
+    });
     const std::string base = sqsh.substr(sqsh.rfind('/') + 1);
     std::string image = j.value("image", "");
     bool ok = j.value("image_digest", "") == digest && image.size() >= base.size() &&

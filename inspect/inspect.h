@@ -446,8 +446,23 @@ std::vector<RuleInfo> image_rules();
 /// Runs every image rule; findings in rule order.
 std::vector<Diagnostic> check_image(const facts::ImageFacts& f, const Expectations& e);
 
-/// The facts as the `facts` object of trainimg.inspect/v1 (stable order).
+/// The facts as the `facts` object of trainimg.inspect/v1 (stable order),
+/// every field of the facts included, and "facts_version": kFactsVersion.
 nlohmann::ordered_json facts_json(const facts::ImageFacts& f);
+/// Raised when facts_json changes what it writes (keys only added).
+inline constexpr int kFactsVersion = 1;
+/// The inverse of facts_json (a sidecar keeps the facts for the job-start
+/// gate). The input may be hostile, so it is read strictly: it must be
+/// exactly what facts_json writes for some facts of kFactsVersion (every
+/// key, no other, each of its type, the derived values agreeing). Else
+/// throws trainimg::Error, file `what`, one line naming the key, e.g.
+/// "facts/loader_order/0/candidates: expected an array, not string"; facts
+/// without facts_version (an older trainimg) are refused that way too.
+facts::ImageFacts facts_from_json(const nlohmann::ordered_json& j, const std::string& what);
+/// make_report(facts_from_json(j, what), e): the rules judged on recorded
+/// facts, without reading the image. Throws as facts_from_json.
+Report report_from_facts_json(const nlohmann::ordered_json& j, const Expectations& e,
+                              const std::string& what);
 /// The facts as the text report's table rows.
 std::vector<std::pair<std::string, std::string>> facts_rows(const facts::ImageFacts& f);
 

@@ -14,7 +14,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -131,6 +134,25 @@ TEST_F(PyxisGate, AMatchingImageRunsAndReleaseTwiceIsFine) {
   EXPECT_EQ(importer(env(), "get oci:" + (t_ / "match.oci").string()).rc, 0);
 }
 
+// The verdict cache is a plain directory: an entry that is not what the
+// gate writes (findings that are not objects, a deep nest) is made again.
+TEST_F(PyxisGate, ADamagedVerdictIsMadeAgain) {
+  ASSERT_EQ(importer(env(), "get oci:" + (t_ / "mismatch.oci").string()).rc, 1);
+  std::vector<fs::path> verdicts;
+  for (const auto& e : fs::directory_iterator(t_ / "rt/trainimg-preflight")) verdicts.push_back(e.path());
+  ASSERT_EQ(verdicts.size(), 1u);
+  auto good = nlohmann::ordered_json::parse(slurp(verdicts[0]));
+  for (const std::string& findings : {std::string("[1]"), std::string("[{\"rule\": 1}]"),
+                                      std::string(1000000, '[') + std::string(1000000, ']')}) {
+    put(verdicts[0],
+        "{\"image_digest\": " + good["image_digest"].dump() + ", \"findings\": " + findings + "}");
+    CmdRun r = importer(env(), "get oci:" + (t_ / "mismatch.oci").string());
+    EXPECT_EQ(r.rc, 1) << findings.substr(0, 20) << ": " << r.err;
+    EXPECT_NE(r.err.find("trainimg: efa-host-mismatch:"), std::string::npos) << r.err;
+    EXPECT_EQ(nlohmann::ordered_json::parse(slurp(verdicts[0])), good);
+  }
+}
+
 TEST_F(PyxisGate, AMismatchingImageRefusesTheStepWithTheReportOnStderr) {
   CmdRun r = importer(env(), "get oci:" + (t_ / "mismatch.oci").string());
   EXPECT_EQ(r.rc, 1) << r.err;
@@ -166,6 +188,99 @@ TEST_F(PyxisGate, NoHostProfileIsCannotTellAndTheJobRuns) {
   EXPECT_NE(r.err.find("trainimg: preflight: cannot tell: no host profile at " + (t_ / "none.json").string()),
             std::string::npos)
       << r.err;
+}
+
+// With the shared cache (TRAINIMG_PYXIS_CACHE), the gate judges the entry by
+// the facts its sidecar keeps and never reads the .sqsh: an entry whose
+// bytes are zeroed (same size, so the cache still trusts it) gets the same
+// verdicts with an empty verdict cache. Facts that are not usable (edited)
+// are reported and the image is read instead; both broken: exit 2.
+TEST_F(PyxisGate, TheSharedEntryIsJudgedByItsSidecarsFactsWithoutReadingTheImage) {
+  fs::create_directories(t_ / "shared");
+  fs::permissions(t_ / "shared", fs::perms::all | fs::perms::sticky_bit);
+  int runs = 0;
+  // A fresh verdict cache for each call: the facts (or the image) are judged.
+  auto get = [&](const std::string& image) {
+    std::string e = env("TRAINIMG_PYXIS_CACHE=" + (t_ / "shared").string() +
+                        " TRAINIMG_PREFLIGHT_CACHE=" + (t_ / ("verdicts" + std::to_string(++runs))).string());
+    CmdRun r = importer(e, "get oci:" + (t_ / image).string());
+    EXPECT_EQ(importer(e, "release").rc, 0);
+    return r;
+  };
+  const std::string refused =
+      "trainimg: efa-host-mismatch: image EFA installer 1.47.0 differs from the host's 1.50.0";
+  CmdRun m = get("mismatch.oci");
+  ASSERT_EQ(m.rc, 1) << m.err;
+  EXPECT_NE(m.err.find(refused), std::string::npos) << m.err;
+  ASSERT_EQ(get("match.oci").rc, 0);
+  std::vector<fs::path> entries;
+  for (const auto& e : fs::directory_iterator(t_ / "shared"))
+    if (e.path().extension() == ".sqsh") entries.push_back(e.path());
+  ASSERT_EQ(entries.size(), 2u);
+  for (const auto& p : entries) {
+    auto j = nlohmann::ordered_json::parse(slurp(p.string() + ".json"));
+    EXPECT_EQ(j["inspect"]["facts"]["image"]["digest"], j["image_digest"]) << p;
+    EXPECT_EQ(j["inspect"]["facts"]["facts_version"], 1) << p;
+  }
+  auto rewrite = [](const fs::path& p, const std::string& text) {
+    fs::permissions(p, fs::perms::owner_write, fs::perm_options::add);
+    std::ofstream(p, std::ios::binary | std::ios::trunc) << text;
+  };
+  // Facts that are not usable: reported, and the image is read instead.
+  std::map<fs::path, std::string> sidecars;
+  for (const auto& p : entries) {
+    sidecars[p] = slurp(p.string() + ".json");
+    auto j = nlohmann::ordered_json::parse(sidecars[p]);
+    j["inspect"]["facts"]["loader_order"] = "edited";
+    rewrite(p.string() + ".json", j.dump(2));
+  }
+  CmdRun edited_mismatch = get("mismatch.oci");
+  EXPECT_EQ(edited_mismatch.rc, 1) << edited_mismatch.err;
+  EXPECT_NE(edited_mismatch.err.find(refused), std::string::npos) << edited_mismatch.err;
+  CmdRun edited = get("match.oci");  // the job runs: stderr has the note
+  EXPECT_EQ(edited.rc, 0) << edited.err;
+  EXPECT_NE(edited.err.find("trainimg: preflight: the sidecar's facts are not used ("), std::string::npos)
+      << edited.err;
+  EXPECT_NE(edited.err.find("facts/loader_order: expected an array, not string); reading the image"),
+            std::string::npos)
+      << edited.err;
+  // The images zeroed, the sidecars as the import wrote them.
+  for (const auto& p : entries) {
+    rewrite(p, std::string(fs::file_size(p), '\0'));
+    rewrite(p.string() + ".json", sidecars[p]);
+    std::string inspect = std::string(TRAINIMG_BIN) + " inspect sqsh:" + p.string() + " >/dev/null 2>&1";
+    int st = std::system(inspect.c_str());  // the image cannot be read
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 2) << inspect;
+  }
+  CmdRun mismatch = get("mismatch.oci");
+  EXPECT_EQ(mismatch.rc, 1) << mismatch.err;
+  EXPECT_NE(mismatch.err.find(refused), std::string::npos) << mismatch.err;
+  EXPECT_EQ(mismatch.err.find("preflight: the sidecar's facts are not used"), std::string::npos)
+      << mismatch.err;
+  CmdRun match = get("match.oci");
+  EXPECT_EQ(match.rc, 0) << match.err;
+  EXPECT_EQ(match.out.substr(0, match.out.find('\n')).substr(0, (t_ / "shared").string().size()),
+            (t_ / "shared").string());
+  // Both broken: the gate does not trust the facts and cannot read the image.
+  for (const auto& p : entries) {
+    auto j = nlohmann::ordered_json::parse(sidecars[p]);
+    j["inspect"]["facts"].erase("facts_version");
+    rewrite(p.string() + ".json", j.dump(2));
+  }
+  CmdRun broken = get("match.oci");
+  EXPECT_EQ(broken.rc, 2) << broken.err;
+  EXPECT_EQ(broken.out, "");
+  // A sidecar nested 1,000,000 deep (4 MB, under the 16 MiB read) is not
+  // trusted, and nothing recurses through it: the entry is imported again.
+  for (const auto& p : entries) {
+    std::string text = sidecars[p];
+    text.erase(text.rfind('}'));
+    rewrite(p.string() + ".json",
+            text + ", \"x\": " + std::string(1000000, '[') + std::string(1000000, ']') + "}");
+  }
+  CmdRun deep = get("match.oci");
+  EXPECT_EQ(deep.rc, 0) << deep.err;
+  EXPECT_NE(deep.err.find("trainimg: pyxis cache: importing"), std::string::npos) << deep.err;
 }
 
 }  // namespace

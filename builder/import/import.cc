@@ -481,10 +481,12 @@ nlohmann::ordered_json make_sidecar(const Job& job, const ImportResult& r, const
 // The published image inspected as `trainimg inspect sqsh:OUT` would (no
 // expectations): the verdict recorded in the sidecar. A failure to inspect
 // is recorded, not thrown: the image itself is complete and published.
-nlohmann::ordered_json inspect_verdict(const std::string& image, std::optional<Report>& kept) {
+nlohmann::ordered_json inspect_verdict(const std::string& image, std::optional<Report>& kept,
+                                       const std::string& digest) {
   nlohmann::ordered_json j;
   try {
     Report rep = inspect::inspect_image("sqsh:" + image, inspect::Expectations{});
+    if (!digest.empty() && rep.facts["image"]["digest"].is_null()) rep.facts["image"]["digest"] = digest;
     size_t counts[3] = {0, 0, 0};
     nlohmann::ordered_json findings = nlohmann::ordered_json::array();
     for (const auto& d : rep.findings) {
@@ -569,7 +571,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   r.sidecar = make_sidecar(job, r, writer_options(opt, 0));
   if (opt.inspect) {
     job.report("inspect");
-    r.sidecar["inspect"] = inspect_verdict(opt.output, r.report);
+    r.sidecar["inspect"] = inspect_verdict(opt.output, r.report, job.desc.digest);
   }
   write_sidecar(opt.output, r.sidecar);
   job.report("done");

@@ -21,8 +21,12 @@ namespace trainimg::builder {
 ImportResult import_via_enroot(const ImportOptions& opt, const ImportProgressFn& progress);
 
 /// The sidecar's "inspect" object for a published image (import.cc); the
-/// full report is kept in `kept` when the image could be inspected.
-nlohmann::ordered_json inspect_verdict(const std::string& image, std::optional<Report>& kept);
+/// full report is kept in `kept` when the image could be inspected. The
+/// facts name `digest` (the source's manifest digest, when known) as the
+/// image's: the .sqsh itself has none, and the job-start gate matches
+/// the facts to the image by it.
+nlohmann::ordered_json inspect_verdict(const std::string& image, std::optional<Report>& kept,
+                                       const std::string& digest = {});
 
 /// The full path of `name` on $PATH, or "" when absent.
 std::string find_on_path(const std::string& name);

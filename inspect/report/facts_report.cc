@@ -122,6 +122,14 @@ nlohmann::ordered_json facts_json(const facts::ImageFacts& f) {
   j["removed"] = ordered_json::array();
   for (const auto& r : f.removed)
     j["removed"].push_back({{"path", r.path}, {"layer", r.layer}, {"removed_by", r.removed_by}});
+  // What the rules do not read, so that facts_from_json gives back all of it.
+  j["dpkg"] = ordered_json::object();
+  for (const auto& [name, version] : f.dpkg) j["dpkg"][name] = version;
+  j["elf_notes"] = ordered_json::array();
+  for (const auto& n : f.elf_notes)
+    j["elf_notes"].push_back({{"path", n.path}, {"layer", n.layer}, {"error", n.error}});
+  j["truncated"] = f.truncated.empty() ? ordered_json() : ordered_json(f.truncated);
+  j["facts_version"] = kFactsVersion;
   return j;
 }
 

@@ -161,6 +161,41 @@ TEST_P(EveryKind, NgcLikeScenariosFireEveryRuleAndKeepEachQuietOnceAsDirDoes) {
       to_string(kind), [&](const Scenario& s) { return findings(s, kind); }, kind == FixtureKind::Dir);
 }
 
+// What the job-start gate does with the facts a sidecar keeps: the rules on
+// facts read back from facts_json (through text) give exactly the findings
+// of the facts themselves, for every scenario and kind, against several
+// host stacks: the scenario's own, none, one that matches the seed 002
+// layout and one that matches nothing.
+TEST_P(EveryKind, NgcLikeScenariosGiveTheSameFindingsFromSerializedFacts) {
+  const FixtureKind kind = GetParam();
+  if (auto why = testing::unavailable(kind)) GTEST_SKIP() << *why;
+  size_t compared = 0;
+  for (const auto& s : kScenarios) {
+    facts::ImageFacts f = testing::facts_of(s.image(), kind);
+    facts::ImageFacts back = facts_from_json(nlohmann::ordered_json::parse(facts_json(f).dump()), "sidecar");
+    for (std::string spec :
+         {std::string(s.expect), std::string(),
+          std::string("efa-installer=1.50.0,libfabric=2.6.0,aws-ofi-nccl=1.21.1,cuda-driver=13.4"),
+          std::string("efa-installer=1.47.0,libfabric=2.4.0,aws-ofi-nccl=1.19.0,cuda-driver=13.2")}) {
+      Expectations e = spec.empty() ? Expectations{} : parse_expect(spec);
+      auto want = check_image(f, e), got = check_image(back, e);
+      ASSERT_EQ(want.size(), got.size()) << s.name << " " << spec;
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(want[i].rule_id, got[i].rule_id) << s.name << " " << spec;
+        EXPECT_EQ(want[i].severity, got[i].severity) << s.name << " " << spec << " " << want[i].rule_id;
+        EXPECT_EQ(want[i].message, got[i].message) << s.name << " " << spec;
+        EXPECT_EQ(want[i].path, got[i].path) << s.name << " " << spec << " " << want[i].rule_id;
+        EXPECT_EQ(want[i].layer, got[i].layer) << s.name << " " << spec << " " << want[i].rule_id;
+        EXPECT_EQ(want[i].file, got[i].file) << s.name << " " << spec << " " << want[i].rule_id;
+        EXPECT_EQ(want[i].hint, got[i].hint) << s.name << " " << spec << " " << want[i].rule_id;
+      }
+      compared += want.size();
+    }
+  }
+  RecordProperty("findings_compared", static_cast<int>(compared));
+  EXPECT_GE(compared, 60u);  // 73: the scenarios fire most rules under each stack
+}
+
 // The registry kind: each scenario as an OCI layout (gzip layers) pushed
 // with skopeo, then read through the registry source (blob cache in a
 // temporary directory).
