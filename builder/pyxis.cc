@@ -187,7 +187,10 @@ Json image_findings(const std::string& sqsh, const Json& sidecar, const inspect:
                                "|" + e.aws_ofi_nccl.value_or("") + "|" + e.cuda_driver.value_or(""))
             .substr(7);
   std::string cached = cache_dir + "/" + key + ".json";
-  if (!key.empty()) {
+  // Only a verdict this user wrote is trusted (the directory may be shared).
+  struct stat vst {};
+  if (!key.empty() && ::stat(cached.c_str(), &vst) == 0 && S_ISREG(vst.st_mode) &&
+      vst.st_uid == ::geteuid()) {
     std::ifstream in(cached);
     if (in) {
       try {
@@ -241,7 +244,10 @@ PreflightOptions preflight_options(const std::function<const char*(const char*)>
   const char* h = getenv("TRAINIMG_HOST_PROFILE");
   o.host_profile = h && *h ? h : "/run/trainimg/host.json";
   const char* c = getenv("TRAINIMG_PREFLIGHT_CACHE");
-  o.cache_dir = c && *c ? c : env.runtime_path + "/trainimg-preflight";
+  // Per job user: a verdict is only ever trusted from the user's own directory
+  // (a directory every job user can write would let one plant "clean"
+  // verdicts for the others' jobs).
+  o.cache_dir = c && *c ? c : env.runtime_path + "/" + env.job_uid + "/trainimg-preflight";
   return o;
 }
 
@@ -276,7 +282,7 @@ std::string pyxis_get(const std::string& uri, const PyxisEnv& env, const Preflig
     return path;
   }
   pyxis_release(env);
-  throw PreflightRefused{head + errors +
+  throw PreflightRefused{notes + head + errors +
                          "trainimg: preflight: job step refused (TRAINIMG_PREFLIGHT=error)\n"};
 }
 

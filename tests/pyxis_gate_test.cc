@@ -128,7 +128,7 @@ TEST_F(PyxisGate, AMatchingImageRunsAndReleaseTwiceIsFine) {
   EXPECT_FALSE(fs::exists(sqsh()));
   // The verdict is cached by image digest and host stack: one entry, reused.
   int entries = 0;
-  for (const auto& e : fs::directory_iterator(t_ / "rt/trainimg-preflight"))
+  for (const auto& e : fs::directory_iterator(t_ / "rt/1000/trainimg-preflight"))
     entries += e.path().extension() == ".json";
   EXPECT_EQ(entries, 1);
   EXPECT_EQ(importer(env(), "get oci:" + (t_ / "match.oci").string()).rc, 0);
@@ -139,7 +139,8 @@ TEST_F(PyxisGate, AMatchingImageRunsAndReleaseTwiceIsFine) {
 TEST_F(PyxisGate, ADamagedVerdictIsMadeAgain) {
   ASSERT_EQ(importer(env(), "get oci:" + (t_ / "mismatch.oci").string()).rc, 1);
   std::vector<fs::path> verdicts;
-  for (const auto& e : fs::directory_iterator(t_ / "rt/trainimg-preflight")) verdicts.push_back(e.path());
+  for (const auto& e : fs::directory_iterator(t_ / "rt/1000/trainimg-preflight"))
+    verdicts.push_back(e.path());
   ASSERT_EQ(verdicts.size(), 1u);
   auto good = nlohmann::ordered_json::parse(slurp(verdicts[0]));
   for (const std::string& findings : {std::string("[1]"), std::string("[{\"rule\": 1}]"),
@@ -151,6 +152,29 @@ TEST_F(PyxisGate, ADamagedVerdictIsMadeAgain) {
     EXPECT_NE(r.err.find("trainimg: efa-host-mismatch:"), std::string::npos) << r.err;
     EXPECT_EQ(nlohmann::ordered_json::parse(slurp(verdicts[0])), good);
   }
+}
+
+// A verdict is trusted only from a file the step's user owns: one planted by
+// another user (a "clean" verdict for an image that does not match) is
+// judged again, not believed.
+TEST_F(PyxisGate, AVerdictAnotherUserWroteIsNotTrusted) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a file to another user";
+  ASSERT_EQ(importer(env(), "get oci:" + (t_ / "mismatch.oci").string()).rc, 1);
+  std::vector<fs::path> verdicts;
+  for (const auto& e : fs::directory_iterator(t_ / "rt/1000/trainimg-preflight"))
+    verdicts.push_back(e.path());
+  ASSERT_EQ(verdicts.size(), 1u);
+  auto good = nlohmann::ordered_json::parse(slurp(verdicts[0]));
+  put(verdicts[0], "{\"image_digest\": " + good["image_digest"].dump() + ", \"findings\": []}");
+  ASSERT_EQ(::chown(verdicts[0].c_str(), 12345, 12345), 0);
+  CmdRun r = importer(env(), "get oci:" + (t_ / "mismatch.oci").string());
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("trainimg: efa-host-mismatch:"), std::string::npos) << r.err;
+  // The same planted verdict, owned by the step's user, is believed: the
+  // owner is what made the difference.
+  put(verdicts[0], "{\"image_digest\": " + good["image_digest"].dump() + ", \"findings\": []}");
+  ASSERT_EQ(::chown(verdicts[0].c_str(), ::geteuid(), ::getegid()), 0);
+  EXPECT_EQ(importer(env(), "get oci:" + (t_ / "mismatch.oci").string()).rc, 0);
 }
 
 TEST_F(PyxisGate, AMismatchingImageRefusesTheStepWithTheReportOnStderr) {
