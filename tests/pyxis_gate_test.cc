@@ -113,6 +113,12 @@ printf '{"imageLayoutVersion":"1.0.0"}' >"$o/oci-layout"
     return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(t_ / "out"), slurp(t_ / "err")};
   }
   std::string sqsh() const { return (t_ / "rt/1000/7.0.sqsh").string(); }
+  // The gate's cached verdicts (job user 1000's directory).
+  std::vector<fs::path> verdict_files() const {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(t_ / "rt/1000/trainimg-preflight")) out.push_back(e.path());
+    return out;
+  }
 
   fs::path t_;
 };
@@ -128,8 +134,7 @@ TEST_F(PyxisGate, AMatchingImageRunsAndReleaseTwiceIsFine) {
   EXPECT_FALSE(fs::exists(sqsh()));
   // The verdict is cached by image digest and host stack: one entry, reused.
   int entries = 0;
-  for (const auto& e : fs::directory_iterator(t_ / "rt/1000/trainimg-preflight"))
-    entries += e.path().extension() == ".json";
+  for (const auto& p : verdict_files()) entries += p.extension() == ".json";
   EXPECT_EQ(entries, 1);
   EXPECT_EQ(importer(env(), "get oci:" + (t_ / "match.oci").string()).rc, 0);
 }
@@ -138,9 +143,7 @@ TEST_F(PyxisGate, AMatchingImageRunsAndReleaseTwiceIsFine) {
 // gate writes (findings that are not objects, a deep nest) is made again.
 TEST_F(PyxisGate, ADamagedVerdictIsMadeAgain) {
   ASSERT_EQ(importer(env(), "get oci:" + (t_ / "mismatch.oci").string()).rc, 1);
-  std::vector<fs::path> verdicts;
-  for (const auto& e : fs::directory_iterator(t_ / "rt/1000/trainimg-preflight"))
-    verdicts.push_back(e.path());
+  std::vector<fs::path> verdicts = verdict_files();
   ASSERT_EQ(verdicts.size(), 1u);
   auto good = nlohmann::ordered_json::parse(slurp(verdicts[0]));
   for (const std::string& findings : {std::string("[1]"), std::string("[{\"rule\": 1}]"),
@@ -160,9 +163,7 @@ TEST_F(PyxisGate, ADamagedVerdictIsMadeAgain) {
 TEST_F(PyxisGate, AVerdictAnotherUserWroteIsNotTrusted) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to give a file to another user";
   ASSERT_EQ(importer(env(), "get oci:" + (t_ / "mismatch.oci").string()).rc, 1);
-  std::vector<fs::path> verdicts;
-  for (const auto& e : fs::directory_iterator(t_ / "rt/1000/trainimg-preflight"))
-    verdicts.push_back(e.path());
+  std::vector<fs::path> verdicts = verdict_files();
   ASSERT_EQ(verdicts.size(), 1u);
   auto good = nlohmann::ordered_json::parse(slurp(verdicts[0]));
   put(verdicts[0], "{\"image_digest\": " + good["image_digest"].dump() + ", \"findings\": []}");

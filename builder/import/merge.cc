@@ -26,18 +26,8 @@ std::string prefix_end(std::string prefix) {
 // An entry as the view keeps it: without its layer id (MergedNode::layer
 // indexes the layer), which would cost a heap string per path.
 Entry stored(const Entry& e) {
-  Entry s;
-  s.path = e.path;
-  s.type = e.type;
-  s.mode = e.mode;
-  s.uid = e.uid;
-  s.gid = e.gid;
-  s.size = e.size;
-  s.mtime = e.mtime;
-  s.rdev_major = e.rdev_major;
-  s.rdev_minor = e.rdev_minor;
-  s.link_target = e.link_target;
-  s.xattrs = e.xattrs;
+  Entry s = e;
+  std::string().swap(s.layer);  // clear() would keep the buffer
   return s;
 }
 

@@ -251,18 +251,20 @@ class OciLayoutSource : public ImageSource {
   std::vector<Descriptor> layers_;
 };
 
+// "PATH:TAG" -> {PATH, TAG}, only when PATH alone does not exist (paths
+// may contain ':').
+std::pair<std::string, std::string> split_tag(const std::string& spec) {
+  struct stat st {};
+  auto colon = spec.rfind(':');
+  if (stat(spec.c_str(), &st) == 0 || colon == std::string::npos || colon == 0) return {spec, ""};
+  return {spec.substr(0, colon), spec.substr(colon + 1)};
+}
+
 }  // namespace
 
 std::unique_ptr<ImageSource> open_oci_layout_source(const std::string& spec) {
-  std::string dir = spec, tag;
+  auto [dir, tag] = split_tag(spec);
   struct stat st {};
-  if (stat(dir.c_str(), &st) != 0) {
-    auto colon = spec.rfind(':');
-    if (colon != std::string::npos && colon > 0) {
-      dir = spec.substr(0, colon);
-      tag = spec.substr(colon + 1);
-    }
-  }
   while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
   if (stat(dir.c_str(), &st) != 0) throw_errno(dir, "cannot open OCI layout");
   if (!S_ISDIR(st.st_mode)) throw Error(dir, "an OCI image layout is a directory");
@@ -276,15 +278,8 @@ std::unique_ptr<ImageSource> open_oci_layout_source(const std::string& spec) {
 
 std::unique_ptr<ImageSource> open_oci_archive_source(const std::string& spec) {
   // "PATH:TAG" only when PATH alone is not a file: paths may contain ':'.
-  std::string path = spec, tag;
+  auto [path, tag] = split_tag(spec);
   struct stat st {};
-  if (stat(path.c_str(), &st) != 0) {
-    auto colon = spec.rfind(':');
-    if (colon != std::string::npos && colon > 0) {
-      path = spec.substr(0, colon);
-      tag = spec.substr(colon + 1);
-    }
-  }
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) throw_errno(path, "cannot open OCI archive");
   if (fstat(fd.get(), &st) != 0) throw_errno(path, "stat");
