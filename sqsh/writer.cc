@@ -163,13 +163,13 @@ WNode* Writer::Impl::parent_of(const std::string& path, std::string& leaf, bool 
     }
     std::string comp = path.substr(pos, slash - pos);
     pos = slash + 1;
-    auto it = cur->children.find(comp);
-    if (it == cur->children.end()) {
+    auto it = cur->children().find(comp);
+    if (it == cur->children().end()) {
       if (!create) return nullptr;
       WNode* d = new_node(NodeType::Dir);
       d->mode = 0755;
       d->mtime = mtime;
-      cur->children.emplace(comp, d);
+      cur->children().emplace(comp, d);
       cur = d;
     } else if (it->second->type != NodeType::Dir) {
       if (!create) return nullptr;
@@ -185,14 +185,14 @@ WNode* Writer::Impl::find(const std::string& path) {
   std::string leaf;
   WNode* parent = parent_of(path, leaf, false);
   if (!parent) return nullptr;
-  auto it = parent->children.find(leaf);
-  return it == parent->children.end() ? nullptr : it->second;
+  auto it = parent->children().find(leaf);
+  return it == parent->children().end() ? nullptr : it->second;
 }
 
 void Writer::Impl::link(const std::string& path, WNode* w) {
   std::string leaf;
   WNode* parent = parent_of(path, leaf, true);
-  parent->children[leaf] = w;  // replaces: later entries win (tar, layers)
+  parent->children()[leaf] = w;  // replaces: later entries win (tar, layers)
 }
 
 void Writer::Impl::add(const Node& n) {
@@ -212,7 +212,7 @@ void Writer::Impl::add(const Node& n) {
   set_meta(w, n);
   if (n.type == NodeType::Symlink) {
     if (n.link_target.empty()) fail(path + ": symlink with an empty target");
-    w->target = n.link_target;
+    w->target = std::make_unique<std::string>(n.link_target);
   }
   if (n.type == NodeType::CharDev || n.type == NodeType::BlockDev) w->devno = encode_dev(n.rdev_major, n.rdev_minor);
   link(path, w);
@@ -245,12 +245,12 @@ void Writer::Impl::add_hardlink(const std::string& p, const std::string& t) {
 void Writer::Impl::remove(const std::string& p) {
   std::string path = normalize_image_path(p, name);
   if (path == "/") {
-    root->children.clear();
+    root->children().clear();
     return;
   }
   std::string leaf;
   WNode* parent = parent_of(path, leaf, false);
-  if (parent) parent->children.erase(leaf);
+  if (parent) parent->children().erase(leaf);
 }
 
 Writer::Writer(int fd, std::string name, WriterOptions opts) : impl_(std::make_unique<Impl>()) {

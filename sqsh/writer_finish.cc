@@ -26,10 +26,10 @@ struct CFree {
 }  // namespace
 
 void Writer::Impl::number(WNode* dir, std::vector<WNode*>& order) {
-  for (auto& [name_, c] : dir->children) {
+  for (auto& [name_, c] : dir->children()) {
     if (c->type == NodeType::Dir) number(c, order);
   }
-  for (auto& [name_, c] : dir->children) {
+  for (auto& [name_, c] : dir->children()) {
     if (c->inode_num == 0) {
       order.push_back(c);
       c->inode_num = static_cast<uint32_t>(order.size());
@@ -44,7 +44,7 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
   switch (w->type) {
     case NodeType::Dir: {
       check_rc(sqfs_dir_writer_begin(dirwr.get(), 0), "writing a directory");
-      for (auto& [n, c] : w->children) {
+      for (auto& [n, c] : w->children()) {
         check_rc(sqfs_dir_writer_add_entry(dirwr.get(), n.c_str(), c->inode_num, c->inode_ref,
                                            static_cast<sqfs_u16>(type_bits(c->type) | c->mode)),
                  "writing directory entry " + n);
@@ -82,7 +82,7 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
       }
       break;
     default: {
-      size_t extra = w->type == NodeType::Symlink ? w->target.size() : 0;
+      size_t extra = w->type == NodeType::Symlink && w->target ? w->target->size() : 0;
       made.reset(
           static_cast<sqfs_inode_generic_t*>(std::calloc(1, sizeof(sqfs_inode_generic_t) + extra + 1)));
       inode = check_alloc(made.get(), "creating an inode", name);
@@ -93,7 +93,7 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
           inode->data.slink.target_size = static_cast<sqfs_u32>(extra);
           inode->payload_bytes_available = static_cast<sqfs_u32>(extra + 1);
           inode->payload_bytes_used = static_cast<sqfs_u32>(extra);
-          std::memcpy(inode->extra, w->target.data(), extra);
+          std::memcpy(inode->extra, w->target->data(), extra);
           break;
         case NodeType::CharDev:
         case NodeType::BlockDev:
@@ -146,7 +146,7 @@ uint64_t Writer::Impl::finish() {
     WNode* d = stack.back();
     stack.pop_back();
     d->links = 2;
-    for (auto& [n, c] : d->children) {
+    for (auto& [n, c] : d->children()) {
       if (c->type == NodeType::Dir) {
         d->links++;
         stack.push_back(c);
@@ -166,7 +166,7 @@ uint64_t Writer::Impl::finish() {
   std::unordered_map<const WNode*, uint32_t> parent;
   for (WNode* d : order) {
     if (d->type != NodeType::Dir) continue;
-    for (auto& [n, c] : d->children)
+    for (auto& [n, c] : d->children())
       if (c->type == NodeType::Dir) parent[c] = d->inode_num;
   }
   uint32_t count = static_cast<uint32_t>(order.size());

@@ -3,12 +3,12 @@
 // writer_finish.cc (serialising the tree). Internal to sqsh/.
 #pragma once
 
+#include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <cstring>
 
 #include "common/error.h"
 #include "sqsh/fd_file.h"
@@ -19,19 +19,28 @@ namespace trainimg::sqsh {
 
 inline constexpr uint32_t kNoXattr = 0xFFFFFFFF;
 
+struct WNode;
+using Children = std::map<std::string, WNode*>;  // byte order, as squashfs requires
+
+// One per inode; an image holds hundreds of thousands, so what only some
+// kinds need (a listing, a symlink target) is a pointer, null elsewhere.
 struct WNode {
   NodeType type = NodeType::File;
   uint16_t mode = 0;  // permission bits only
   uint32_t uid = 0, gid = 0, mtime = 0, devno = 0;
-  std::string target;
   uint32_t xattr_idx = kNoXattr;
-  // Created and grown (realloc) by the block processor through &file_inode
-  // until sqfs_block_processor_finish; ours (sqfs_free) afterwards.
-  sqfs_inode_generic_t* file_inode = nullptr;
-  std::map<std::string, WNode*> children;  // byte order, as squashfs requires
   uint32_t links = 0;
   uint32_t inode_num = 0;
   uint64_t inode_ref = 0;
+  std::unique_ptr<std::string> target;  // symlinks
+  // Created and grown (realloc) by the block processor through &file_inode
+  // until sqfs_block_processor_finish; ours (sqfs_free) afterwards.
+  sqfs_inode_generic_t* file_inode = nullptr;
+  std::unique_ptr<Children> kids;  // directories, once they have a child
+  Children& children() {
+    if (!kids) kids = std::make_unique<Children>();
+    return *kids;
+  }
   WNode() = default;
   WNode(const WNode&) = delete;
   WNode& operator=(const WNode&) = delete;
@@ -58,7 +67,7 @@ struct Writer::Impl {
   uint32_t mtime = 0;
   // Declaration order matters for destruction (reverse): the processor and
   // writers go before the nodes, compressors and file they point into.
-  std::vector<std::unique_ptr<WNode>> nodes;
+  std::deque<WNode> nodes;  // stable addresses, no allocation per node
   FilePtr file;
   CompressorPtr cmp, uncmp, data_cmp;
   BlockWriterPtr blkwr;
@@ -103,9 +112,9 @@ struct Writer::Impl {
   void setup(int fd);
   void setup_compressors();
   WNode* new_node(NodeType t) {
-    nodes.push_back(std::make_unique<WNode>());
-    nodes.back()->type = t;
-    return nodes.back().get();
+    nodes.emplace_back();
+    nodes.back().type = t;
+    return &nodes.back();
   }
   void set_meta(WNode* w, const Node& n);
   WNode* parent_of(const std::string& path, std::string& leaf, bool create);

@@ -7,8 +7,12 @@ using inspect::Entry;
 using inspect::EntryType;
 
 bool enroot_excludes(const Entry& e) {
-  if (e.type == EntryType::Socket) return true;
-  return e.path == "/.dockerenv" || e.path.rfind("/dev/", 0) == 0;
+  return enroot_excludes(e.type, e.path);
+}
+
+bool enroot_excludes(EntryType type, const std::string& path) {
+  if (type == EntryType::Socket) return true;
+  return path == "/.dockerenv" || path.rfind("/dev/", 0) == 0;
 }
 
 size_t path_depth(const std::string& path) {

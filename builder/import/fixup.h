@@ -25,6 +25,7 @@ struct FixupOptions {
 /// True for what enroot's tar never extracts: anything below /dev, /.dockerenv,
 /// and sockets (GNU tar cannot create them).
 bool enroot_excludes(const inspect::Entry& e);
+bool enroot_excludes(inspect::EntryType type, const std::string& path);
 
 /// enroot's permission fix-up on one mode: u+r always; u+x for directories
 /// and for files that have any x bit (`X`); u+w for directories at most 15

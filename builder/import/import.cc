@@ -130,6 +130,10 @@ struct Job {
   ImportProgress prog{};
 
   sqsh::Node node(const Entry& e) const { return to_node(e, fix, clamp); }
+  /// A view's node at `path` (its key).
+  sqsh::Node node(const StoredEntry& e, const std::string& path) const {
+    return to_node(e.at(path), fix, clamp);
+  }
 
   /// Serialises the reports of the walk and of the source's download threads.
   std::mutex report_mu{};
@@ -194,46 +198,48 @@ class MergePass : public inspect::LayerVisitor {
   uint64_t seq_ = 0;
 };
 
-// Pass 2: the bytes of the planned owners only, at their walk positions.
+// Pass 2: the bytes of the planned owners only, at their walk positions. A
+// file written leaves the view (and the plan), so the view shrinks while the
+// writer's tree grows: one tree's worth of memory, not two.
 class DataPass : public inspect::LayerVisitor {
  public:
-  DataPass(Job& job, sqsh::Writer& w, const MergedView& view, const WritePlan& plan)
+  DataPass(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan)
       : job_(job), w_(w), view_(view), plan_(plan) {}
   bool entry(const Entry& e) override {
     const uint64_t s = seq_++;
     if ((s & 1023) == 0) check_interrupted(job_.desc.reference);
-    auto it = plan_.content_owner.find(s);
-    if (it == plan_.content_owner.end()) return false;
-    const MergedNode& n = view_.find(it->second)->second;
-    if (e.type != EntryType::File ||
-        (e.path != it->second && (!n.source || n.source->path != e.path) && e.path != n.entry.path))
+    const auto& owners = plan_.content_owner;  // ascending, as the walk
+    while (next_ < owners.size() && owners[next_].first < s) ++next_;
+    if (next_ == owners.size() || owners[next_].first != s) return false;
+    const auto it = &owners[next_];
+    auto node = view_.find(it->second);
+    const MergedNode& n = node->second;
+    if (e.type != EntryType::File || (e.path != it->second && (!n.source || n.source->path != e.path)))
       throw Error(job_.desc.reference, "the source changed between two walks (at " + e.path + ")",
                   "do not modify the image while it is imported");
     if (n.entry.size == 0) return false;
-    current_ = &n;
-    current_seq_ = s;
+    current_ = node;
+    pending_ = true;
     return true;
   }
   void content(const Entry& e, inspect::ContentReader& r) override {
-    if (!current_) return;
+    if (!pending_) return;
     (void)e;
-    copy_content(job_, w_, job_.node(current_->entry), r);
-    written_.push_back(current_seq_);
-    current_ = nullptr;
+    pending_ = false;
+    copy_content(job_, w_, job_.node(current_->second.entry, current_->first), r);
+    ++next_;  // its view of the key erased next is never read again
+    view_.erase(current_);
   }
-  /// Walk positions whose bytes were written (each the `seq` of the view
-  /// node that owns them), ascending.
-  bool wrote(uint64_t seq) const { return std::binary_search(written_.begin(), written_.end(), seq); }
 
  private:
   Job& job_;
   sqsh::Writer& w_;
-  const MergedView& view_;
-  const WritePlan& plan_;
-  const MergedNode* current_ = nullptr;
-  uint64_t current_seq_ = 0;
+  MergedView& view_;
+  WritePlan& plan_;
+  MergedView::iterator current_{};
+  bool pending_ = false;
+  size_t next_ = 0;  ///< the first owner the walk has not passed
   uint64_t seq_ = 0;
-  std::vector<uint64_t> written_;
 };
 
 // The single pass: merge and write each file as it comes.
@@ -251,11 +257,8 @@ class OnePass : public inspect::LayerVisitor {
   }
   void content(const Entry& e, inspect::ContentReader& r) override {
     copy_content(job_, w_, job_.node(e), r);
-    written_.push_back(pending_);
+    m_.drop_written(e.path, pending_);
   }
-  /// Walk positions whose bytes were written (to the entry's own path), ascending.
-  const std::vector<uint64_t>& written() const { return written_; }
-  bool wrote(uint64_t seq) const { return std::binary_search(written_.begin(), written_.end(), seq); }
   uint64_t entries() const { return seq_; }
 
  private:
@@ -264,18 +267,17 @@ class OnePass : public inspect::LayerVisitor {
   LayerMerger& m_;
   uint64_t seq_ = 0;
   uint64_t pending_ = 0;
-  std::vector<uint64_t> written_;
 };
 
-int64_t newest_mtime(const MergedView& v) {
-  int64_t t = 0;
-  for (const auto& [p, n] : v) t = std::max(t, n.entry.mtime);
+int64_t newest_mtime(const LayerMerger& m) {
+  int64_t t = m.newest_written_mtime();
+  for (const auto& [p, n] : m.view()) t = std::max(t, n.entry.mtime);
   return t;
 }
 
 // The reference time of one attempt, once the view is merged.
-int64_t reference_time(Job& job, const MergedView& v) {
-  job.reference = job.clamp ? *job.clamp : newest_mtime(v);
+int64_t reference_time(Job& job, const LayerMerger& m) {
+  job.reference = job.clamp ? *job.clamp : newest_mtime(m);
   return job.reference;
 }
 
@@ -336,23 +338,23 @@ std::map<std::string, std::string> add_generated(Job& job, LayerMerger& m, int64
 }
 
 void drop_excluded(MergedView& v) {
-  std::erase_if(v, [](const auto& kv) { return enroot_excludes(kv.second.entry); });
+  std::erase_if(v, [](const auto& kv) { return enroot_excludes(kv.second.entry.type, kv.first); });
 }
 
-// Everything but the streamed file data: directories, other nodes, empty and
-// generated files, then hard links (their owners exist by then).
-void write_tree(Job& job, sqsh::Writer& w, const MergedView& v, const std::map<std::string, std::string>& generated,
-                const std::function<bool(const MergedNode&)>& data_written) {
+// Everything but the streamed file data (whose files left the view when they
+// were written): directories, other nodes, empty and generated files, then
+// hard links (their owners exist by then).
+void write_tree(Job& job, sqsh::Writer& w, const MergedView& v,
+                const std::map<std::string, std::string>& generated) {
   for (const auto& [path, n] : v)
-    if (n.entry.type == EntryType::Dir) w.add(job.node(n.entry));
+    if (n.entry.type == EntryType::Dir) w.add(job.node(n.entry, path));
   for (const auto& [path, n] : v) {
     switch (n.entry.type) {
       case EntryType::Dir:
       case EntryType::Hardlink: break;
       case EntryType::File: {
-        if (data_written(n)) break;
         auto g = generated.find(path);
-        sqsh::Node node = job.node(n.entry);
+        sqsh::Node node = job.node(n.entry, path);
         if (n.seq == kGeneratedSeq && g != generated.end()) {
           w.begin_file(node);
           if (!g->second.empty()) w.write(g->second.data(), g->second.size());
@@ -365,7 +367,7 @@ void write_tree(Job& job, sqsh::Writer& w, const MergedView& v, const std::map<s
         }
         break;
       }
-      default: w.add(job.node(n.entry));
+      default: w.add(job.node(n.entry, path));
     }
   }
   for (const auto& [path, n] : v)
@@ -386,7 +388,7 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     MergePass p1(job, m);
     job.src.walk(p1);
     m.finish();
-    auto generated = add_generated(job, m, reference_time(job, m.view()));
+    auto generated = add_generated(job, m, reference_time(job, m));
     drop_excluded(m.view());
     WritePlan plan = plan_writes(m.view());
     for (const auto& [s, path] : plan.content_owner) {
@@ -396,7 +398,7 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     job.report("data");
     DataPass p2(job, w, m.view(), plan);
     job.src.walk(p2);
-    write_tree(job, w, m.view(), generated, [&](const MergedNode& n) { return p2.wrote(n.seq); });
+    write_tree(job, w, m.view(), generated);
     out = {p1.entries(), 2};
     return true;
   }
@@ -404,21 +406,20 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
   OnePass p(job, w, m);
   job.src.walk(p);
   m.finish();
-  auto generated = add_generated(job, m, reference_time(job, m.view()));
+  auto generated = add_generated(job, m, reference_time(job, m));
   drop_excluded(m.view());
   WritePlan plan = plan_writes(m.view());
   // Every byte written must be the final content of the path it went to: a
   // file that a later entry replaced may still own its bytes under another
-  // path (a hard link made before) or none; either way, two passes.
-  for (uint64_t s : p.written())
-    if (m.replaced_file(s) || !plan.content_owner.count(s)) return false;
+  // path (a hard link made before) or none; either way, two passes. The
+  // files written left the view; a file still in it with bytes to own was
+  // not written (a hard link's source whose path was replaced): two passes.
+  if (m.written_then_replaced()) return false;
   for (const auto& [s, path] : plan.content_owner) {
     const MergedNode& n = m.view().find(path)->second;
-    if (s != kGeneratedSeq && n.entry.size > 0 && !p.wrote(s)) return false;
+    if (s != kGeneratedSeq && n.entry.size > 0) return false;
   }
-  write_tree(job, w, m.view(), generated, [&](const MergedNode& n) {
-    return n.seq != kGeneratedSeq && n.entry.size > 0 && p.wrote(n.seq);
-  });
+  write_tree(job, w, m.view(), generated);
   out = {p.entries(), 1};
   return true;
 }

@@ -538,6 +538,27 @@ TEST(ImportOnePass, AReplacedFileFallsBackToTwoPassesWithTheFinalBytes) {
   EXPECT_EQ(r.input_bytes, generated + std::string("new bytes of aold bytes of asecond ckept").size());
 }
 
+// A single pass forgets each file once written (one tree in memory, not
+// two); a later member that replaces the directory holding written files
+// must still throw that pass away, and the files must not survive.
+TEST(ImportOnePass, AWrittenFilesDirectoryReplacedLaterFallsBackToTwoPasses) {
+  TempDir tmp;
+  ImageSpec img;
+  img.tag = "dirgone:1";
+  img.layer().dir("/x").file("/x/f", "gone").dir("/y").file("/y/g", "kept").symlink("/x", "/y");
+  inspect::testing::write_docker_archive(img, tmp / "img.tar");
+  ImportOptions o;
+  o.source = "docker-archive:" + tmp / "img.tar";
+  o.output = tmp / "img.sqsh";
+  o.inspect = false;
+  ImportResult r = import_image(o);
+  EXPECT_EQ(r.passes, 2u);
+  auto ls = sh("unsquashfs -lls " + tmp / "img.sqsh" + " x y");
+  EXPECT_NE(ls.out.find("squashfs-root/x -> /y"), std::string::npos) << ls.out;
+  EXPECT_EQ(ls.out.find("x/f"), std::string::npos) << ls.out;
+  EXPECT_EQ(sh("unsquashfs -cat " + tmp / "img.sqsh" + " y/g").out, "kept");
+}
+
 TEST(ImportPublish, FullFileSystemLeavesNothingAndSaysSo) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs";
   TempDir tmp;

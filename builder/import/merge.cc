@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "builder/import/merge.h"
 
+#include <algorithm>
+#include <functional>
 #include <vector>
 
 #include "common/error.h"
@@ -23,15 +25,38 @@ std::string prefix_end(std::string prefix) {
   return prefix;
 }
 
-// An entry as the view keeps it: without its layer id (MergedNode::layer
-// indexes the layer), which would cost a heap string per path.
-Entry stored(const Entry& e) {
-  Entry s = e;
-  std::string().swap(s.layer);  // clear() would keep the buffer
+}  // namespace
+
+StoredEntry StoredEntry::of(const Entry& e) {
+  StoredEntry s;
+  s.type = e.type;
+  s.mode = e.mode;
+  s.uid = e.uid;
+  s.gid = e.gid;
+  s.size = e.size;
+  s.mtime = e.mtime;
+  s.rdev_major = e.rdev_major;
+  s.rdev_minor = e.rdev_minor;
+  s.link_target = e.link_target;
+  if (!e.xattrs.empty()) s.xattrs = std::make_shared<const std::map<std::string, std::string>>(e.xattrs);
   return s;
 }
 
-}  // namespace
+Entry StoredEntry::at(const std::string& path) const {
+  Entry e;
+  e.path = path;
+  e.type = type;
+  e.mode = mode;
+  e.uid = uid;
+  e.gid = gid;
+  e.size = size;
+  e.mtime = mtime;
+  e.rdev_major = rdev_major;
+  e.rdev_minor = rdev_minor;
+  e.link_target = link_target;
+  if (xattrs) e.xattrs = *xattrs;
+  return e;
+}
 
 std::pair<std::string, std::string> split_path(const std::string& path) {
   auto slash = path.rfind('/');
@@ -46,11 +71,67 @@ void LayerMerger::begin_layer(size_t index, std::string layer_id) {
 
 void LayerMerger::erase(MergedView::iterator it) {
   const MergedNode& n = it->second;
-  if (n.entry.type == EntryType::File && n.seq != kGeneratedSeq) replaced_files_.insert(n.seq);
+  if (n.written_below) written_replaced_ = true;
   view_.erase(it);
 }
 
+uint64_t LayerMerger::WrittenIndex::hash_of(std::string_view path) {
+  uint64_t h = std::hash<std::string_view>{}(path);
+  return h == 0 ? 1 : h;
+}
+
+void LayerMerger::WrittenIndex::insert(std::string_view path, uint64_t seq) {
+  if ((used_ + 1) * 2 > slots_.size()) {
+    std::vector<Slot> old(std::max<size_t>(1024, slots_.size() * 2));
+    old.swap(slots_);
+    used_ = 0;
+    for (const Slot& s : old)
+      if (s.hash != 0) {
+        size_t i = s.hash & (slots_.size() - 1);
+        while (slots_[i].hash != 0) i = (i + 1) & (slots_.size() - 1);
+        slots_[i] = s;
+        used_++;
+      }
+  }
+  const uint64_t h = hash_of(path);
+  for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+    if (slots_[i].hash == h) {
+      slots_[i].seq = seq;
+      return;
+    }
+    if (slots_[i].hash == 0) {
+      slots_[i] = {h, seq};
+      used_++;
+      return;
+    }
+  }
+}
+
+const uint64_t* LayerMerger::WrittenIndex::find(std::string_view path) const {
+  if (slots_.empty()) return nullptr;
+  const uint64_t h = hash_of(path);
+  for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
+    if (slots_[i].hash == h) return &slots_[i].seq;
+    if (slots_[i].hash == 0) return nullptr;
+  }
+}
+
+void LayerMerger::touch_written(std::string_view path) {
+  if (was_written(path)) written_replaced_ = true;
+}
+
+void LayerMerger::drop_written(const std::string& path, uint64_t seq) {
+  auto it = view_.find(path);
+  if (it == view_.end() || it->second.seq != seq || it->second.entry.type != EntryType::File) return;
+  newest_written_mtime_ = std::max(newest_written_mtime_, it->second.entry.mtime);
+  if (auto parent = view_.find(split_path(path).first); parent != view_.end()) parent->second.written_below++;
+  view_.erase(it);
+  written_.insert(path, seq);
+}
+
 void LayerMerger::remove_children(const std::string& dir, size_t below_layer) {
+  if (below_layer > 0)
+    if (auto d = view_.find(dir); d != view_.end() && d->second.written_below) written_replaced_ = true;
   const std::string prefix = child_prefix(dir);
   auto it = view_.lower_bound(prefix);
   const auto end = view_.lower_bound(prefix_end(prefix));
@@ -63,7 +144,11 @@ void LayerMerger::remove_children(const std::string& dir, size_t below_layer) {
 
 void LayerMerger::remove_subtree(const std::string& path, size_t below_layer) {
   auto it = view_.find(path);
-  if (it != view_.end() && it->second.layer < below_layer) erase(it);
+  if (it == view_.end()) {
+    if (below_layer > 0) touch_written(path);
+  } else if (it->second.layer < below_layer) {
+    erase(it);
+  }
   if (path != "/") remove_children(path, below_layer);
 }
 
@@ -76,8 +161,9 @@ void LayerMerger::ensure_parents(const std::string& path, int64_t mtime) {
     auto found = view_.find(*it);
     if (found != view_.end() && found->second.entry.type == EntryType::Dir) continue;
     if (found != view_.end()) erase(found);
+    else
+      touch_written(*it);
     MergedNode n;
-    n.entry.path = *it;
     n.entry.type = EntryType::Dir;
     n.entry.mode = 0755;
     n.entry.mtime = mtime;
@@ -86,17 +172,23 @@ void LayerMerger::ensure_parents(const std::string& path, int64_t mtime) {
   }
 }
 
-void LayerMerger::resolve_hardlink(MergedNode& n) {
+void LayerMerger::resolve_hardlink(MergedNode& n, const std::string& path) {
   const std::string& target = n.entry.link_target;
   auto it = view_.find(target);
+  if (it == view_.end()) {
+    if (const uint64_t* seq = written_.find(target)) {  // its bytes are in the image at `target`
+      n.content_seq = *seq;
+      return;
+    }
+  }
   if (it == view_.end())
-    throw Error(layer_id_, "hard link " + n.entry.path + " -> " + target +
-                               ": the target is not in this layer or a lower one");
+    throw Error(layer_id_,
+                "hard link " + path + " -> " + target + ": the target is not in this layer or a lower one");
   MergedNode& t = it->second;
   // Docker's extraction chmods, chowns and chtimes the link with its own
   // header, so the shared inode takes the link's metadata (checked against
   // `docker export`); the target path shows it too while it is that inode.
-  const auto take_link_meta = [&](Entry& inode) {
+  const auto take_link_meta = [&](auto& inode) {
     inode.mode = n.entry.mode;
     inode.uid = n.entry.uid;
     inode.gid = n.entry.gid;
@@ -106,20 +198,21 @@ void LayerMerger::resolve_hardlink(MergedNode& n) {
     case EntryType::File:
       n.content_seq = t.seq;
       take_link_meta(t.entry);
-      n.source = std::make_unique<Entry>(t.entry);
+      n.source = std::make_unique<Entry>(t.entry.at(target));
       break;
     case EntryType::Hardlink:
       n.content_seq = t.content_seq;
+      if (!t.source) {  // a link to a dropped file: to the path that holds it
+        n.entry.link_target = t.entry.link_target;
+        break;
+      }
       take_link_meta(*t.source);
       n.source = std::make_unique<Entry>(*t.source);
       break;
     case EntryType::Dir:
-      throw Error(layer_id_, "hard link " + n.entry.path + " -> " + target + ": the target is a directory");
-    default: {  // a linked symlink, FIFO or device: an independent copy
-      std::string path = n.entry.path;
+      throw Error(layer_id_, "hard link " + path + " -> " + target + ": the target is a directory");
+    default:  // a linked symlink, FIFO or device: an independent copy
       n.entry = t.entry;
-      n.entry.path = std::move(path);
-    }
   }
 }
 
@@ -134,7 +227,7 @@ void LayerMerger::apply(const Entry& e, uint64_t seq) {
     return;
   }
   MergedNode n;
-  n.entry = stored(e);
+  n.entry = StoredEntry::of(e);
   n.layer = layer_;
   n.seq = seq;
   n.content_seq = seq;
@@ -142,11 +235,14 @@ void LayerMerger::apply(const Entry& e, uint64_t seq) {
     if (e.type == EntryType::Dir) view_["/"] = std::move(n);
     return;
   }
-  if (e.type == EntryType::Hardlink) resolve_hardlink(n);
+  if (e.type == EntryType::Hardlink) resolve_hardlink(n, e.path);
   ensure_parents(e.path, e.mtime);
   auto it = view_.find(e.path);
+  if (it == view_.end()) touch_written(e.path);
   if (it != view_.end() && !(it->second.entry.type == EntryType::Dir && n.entry.type == EntryType::Dir))
     remove_subtree(e.path, kAllLayers);
+  else if (it != view_.end())
+    n.written_below = it->second.written_below;
   view_[e.path] = std::move(n);
 }
 
@@ -157,10 +253,13 @@ void LayerMerger::put(const Entry& e, bool keep_dir) {
   }
   if (e.path != "/") ensure_parents(e.path, e.mtime);
   it = view_.find(e.path);
+  MergedNode n;
+  if (it == view_.end()) touch_written(e.path);
   if (it != view_.end() && !(it->second.entry.type == EntryType::Dir && e.type == EntryType::Dir))
     remove_subtree(e.path, kAllLayers);
-  MergedNode n;
-  n.entry = stored(e);
+  else if (it != view_.end())
+    n.written_below = it->second.written_below;
+  n.entry = StoredEntry::of(e);
   n.layer = layer_;
   view_[e.path] = std::move(n);
 }
@@ -175,33 +274,48 @@ void LayerMerger::finish() {
   for (const auto& [path, mtime] : missing) ensure_parents(path, mtime);
   if (view_.find("/") == view_.end()) {
     MergedNode root;
-    root.entry.path = "/";
     root.entry.type = EntryType::Dir;
     root.entry.mode = 0755;
     view_["/"] = std::move(root);
   }
 }
 
+const std::string_view* WritePlan::owner(uint64_t seq) const {
+  auto it = std::lower_bound(content_owner.begin(), content_owner.end(), seq,
+                             [](const auto& o, uint64_t s) { return o.first < s; });
+  return it != content_owner.end() && it->first == seq ? &it->second : nullptr;
+}
+
 WritePlan plan_writes(MergedView& view) {
   WritePlan plan;
   for (const auto& [path, n] : view)
-    if (n.entry.type == EntryType::File && n.seq != kGeneratedSeq) plan.content_owner[n.seq] = path;
+    if (n.entry.type == EntryType::File && n.seq != kGeneratedSeq)
+      plan.content_owner.emplace_back(n.seq, path);
+  std::sort(plan.content_owner.begin(), plan.content_owner.end());
   // Links are visited in path order, so the first path of a group whose
   // source is not final anywhere becomes its owner: deterministic output.
+  std::map<uint64_t, std::string_view> link_owners;  // such groups (few)
   for (auto& [path, n] : view) {
     if (n.entry.type != EntryType::Hardlink) continue;
-    auto owner = plan.content_owner.find(n.content_seq);
-    if (owner == plan.content_owner.end()) {
-      plan.content_owner[n.content_seq] = path;
-      n.entry = *n.source;
-      n.entry.path = path;
+    const std::string_view* owner = plan.owner(n.content_seq);
+    if (!owner)
+      if (auto it = link_owners.find(n.content_seq); it != link_owners.end()) owner = &it->second;
+    if (!owner && !n.source) {  // its source was written, dropped, is final
+      plan.links[path] = n.entry.link_target;
+      continue;
+    }
+    if (!owner) {
+      link_owners.emplace(n.content_seq, path);
+      n.entry = StoredEntry::of(*n.source);
       n.entry.type = EntryType::File;
       n.seq = n.content_seq;
       continue;
     }
-    n.entry.link_target = owner->second;
-    plan.links[path] = owner->second;
+    n.entry.link_target = std::string(*owner);
+    plan.links[path] = std::string(*owner);
   }
+  plan.content_owner.insert(plan.content_owner.end(), link_owners.begin(), link_owners.end());
+  std::sort(plan.content_owner.begin(), plan.content_owner.end());
   return plan;
 }
 

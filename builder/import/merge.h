@@ -24,8 +24,10 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "inspect/inspect.h"
 
@@ -34,15 +36,36 @@ namespace trainimg::builder {
 /// `seq` of an entry that no walk produced (enroot's files, Docker's init layer).
 inline constexpr uint64_t kGeneratedSeq = UINT64_MAX;
 
+/// An entry as the view keeps it: without its path (the view's key) or layer
+/// id (MergedNode::layer), and extended attributes only where there are
+/// some, so that a path costs about half what an inspect::Entry would.
+struct StoredEntry {
+  inspect::EntryType type = inspect::EntryType::File;
+  uint32_t mode = 0, uid = 0, gid = 0;
+  uint64_t size = 0;
+  int64_t mtime = 0;
+  uint32_t rdev_major = 0, rdev_minor = 0;
+  std::string link_target;
+  std::shared_ptr<const std::map<std::string, std::string>> xattrs;  ///< null: none
+
+  static StoredEntry of(const inspect::Entry& e);
+  /// The entry again, at `path` (its layer id empty).
+  inspect::Entry at(const std::string& path) const;
+};
+
 struct MergedNode {
-  inspect::Entry entry;  ///< final metadata; never a whiteout
+  StoredEntry entry;     ///< final metadata; never a whiteout
   size_t layer = 0;      ///< index of the layer it came from
   uint64_t seq = kGeneratedSeq;
   /// Regular files: the position whose bytes are the content (== seq).
   /// Hard links: the position of the source version, whose metadata is `source`.
   uint64_t content_seq = kGeneratedSeq;
-  /// Hard links only (null otherwise): the metadata of the source version.
+  /// Hard links only: the metadata of the source version; null for a link
+  /// whose source was written and dropped (LayerMerger::drop_written): then
+  /// `entry.link_target` is the path that holds those bytes.
   std::unique_ptr<inspect::Entry> source;
+  /// Directories: how many children drop_written() took out of the view.
+  uint32_t written_below = 0;
 };
 
 using MergedView = std::map<std::string, MergedNode, std::less<>>;
@@ -63,10 +86,18 @@ class LayerMerger {
 
   MergedView& view() { return view_; }
   const MergedView& view() const { return view_; }
-  /// True when some regular file's version at `seq` lost to a later entry
-  /// (its bytes are not the final content of its path).
-  bool replaced_file(uint64_t seq) const { return replaced_files_.count(seq) != 0; }
-  size_t replaced_file_count() const { return replaced_files_.size(); }
+  /// A single pass wrote the regular file at `path` (walk position `seq`) to
+  /// the image: the view forgets it, so memory holds one tree, the writer's,
+  /// not two. What the merge still needs of it is kept in 16 bytes: a later
+  /// entry at that path, a parent turned into something else, a whiteout or
+  /// a put() over it sets written_then_replaced() (the single pass must start
+  /// again in two passes); a hard link to it links to `path`.
+  void drop_written(const std::string& path, uint64_t seq);
+  bool was_written(std::string_view path) const { return written_.find(path) != nullptr; }
+  /// True when something the merge did hit a file drop_written() took away.
+  bool written_then_replaced() const { return written_replaced_; }
+  /// The newest mtime among the dropped files (0 when none).
+  int64_t newest_written_mtime() const { return newest_written_mtime_; }
 
  private:
   static constexpr size_t kAllLayers = SIZE_MAX;
@@ -74,21 +105,45 @@ class LayerMerger {
   void remove_children(const std::string& dir, size_t below_layer);
   void erase(MergedView::iterator it);
   void ensure_parents(const std::string& path, int64_t mtime);
-  void resolve_hardlink(MergedNode& n);
+  void resolve_hardlink(MergedNode& n, const std::string& path);
+
+  void touch_written(std::string_view path);
+
+  /// Hash of a path -> walk position, open addressing (16 bytes a slot).
+  /// Two paths with one 64-bit hash only make a single pass start again.
+  class WrittenIndex {
+   public:
+    void insert(std::string_view path, uint64_t seq);
+    const uint64_t* find(std::string_view path) const;
+
+   private:
+    struct Slot {
+      uint64_t hash = 0;  ///< 0: empty (a real 0 is stored as 1)
+      uint64_t seq = 0;
+    };
+    static uint64_t hash_of(std::string_view path);
+    std::vector<Slot> slots_;
+    size_t used_ = 0;
+  };
 
   MergedView view_;
+  WrittenIndex written_;
+  bool written_replaced_ = false;
+  int64_t newest_written_mtime_ = 0;
   size_t layer_ = 0;
   std::string layer_id_;
-  std::unordered_set<uint64_t> replaced_files_;
 };
 
 /// Which output path stores which walk position's bytes.
 struct WritePlan {
-  /// walk position -> the output path written as a regular file with them
-  /// (views of the MergedView's keys: valid while the view keeps the path)
-  std::unordered_map<uint64_t, std::string_view> content_owner;
+  /// (walk position, the output path written as a regular file with its
+  /// bytes), ascending by position, the order a walk meets them. The paths
+  /// are views of the MergedView's keys: valid while the view keeps the path.
+  std::vector<std::pair<uint64_t, std::string_view>> content_owner;
   /// hard link path -> the output path of the regular file it shares
   std::map<std::string, std::string> links;
+  /// The owner of the bytes at `seq`, or null.
+  const std::string_view* owner(uint64_t seq) const;
 };
 
 /// Builds the plan and rewrites the view so that every hard link names its

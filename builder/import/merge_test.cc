@@ -37,6 +37,13 @@ struct Walk {
     ++layer;
     for (const auto& e : es) m.apply(e, seq++);
   }
+  /// Whether the bytes of walk position `seq` are the content of some path.
+  bool final_content(uint64_t seq) const {
+    for (const auto& [p, n] : m.view())
+      if ((n.entry.type == EntryType::File || n.entry.type == EntryType::Hardlink) && n.content_seq == seq)
+        return true;
+    return false;
+  }
   std::vector<std::string> paths() const {
     std::vector<std::string> out;
     for (const auto& [p, n] : m.view()) out.push_back(p);
@@ -46,7 +53,7 @@ struct Walk {
 
 using Paths = std::vector<std::string>;
 
-TEST(LayerMerger, LaterFileWinsAndTheEarlierVersionIsMarkedReplaced) {
+TEST(LayerMerger, LaterFileWinsAndTheEarlierVersionIsNoContent) {
   Walk w;
   w.layer_of({dir("/etc"), ent("/etc/a")});   // seq 0, 1
   w.layer_of({ent("/etc/a", EntryType::File, 0600)});  // seq 2
@@ -54,8 +61,8 @@ TEST(LayerMerger, LaterFileWinsAndTheEarlierVersionIsMarkedReplaced) {
   EXPECT_EQ(n.seq, 2u);
   EXPECT_EQ(n.entry.mode, 0600u);
   EXPECT_EQ(n.layer, 1u);
-  EXPECT_TRUE(w.m.replaced_file(1));
-  EXPECT_FALSE(w.m.replaced_file(2));
+  EXPECT_FALSE(w.final_content(1));
+  EXPECT_TRUE(w.final_content(2));
 }
 
 TEST(LayerMerger, WhiteoutRemovesLowerSubtreeButNotTheSameLayer) {
@@ -63,7 +70,7 @@ TEST(LayerMerger, WhiteoutRemovesLowerSubtreeButNotTheSameLayer) {
   w.layer_of({dir("/a"), ent("/a/x"), dir("/a/d"), ent("/a/d/y"), ent("/a/dz")});
   w.layer_of({ent("/a/x2"), ent("/a/.wh.d"), ent("/a/.wh.x2")});
   EXPECT_EQ(w.paths(), (Paths{"/a", "/a/dz", "/a/x", "/a/x2"}));
-  EXPECT_TRUE(w.m.replaced_file(3));  // /a/d/y's bytes are not in the final view
+  EXPECT_FALSE(w.final_content(3));  // /a/d/y's bytes are not in the final view
 }
 
 TEST(LayerMerger, OpaqueDirectoryHidesLowerChildrenWhateverTheOrderInItsLayer) {
@@ -116,7 +123,8 @@ TEST(LayerMerger, HardLinkToAFinalFileLinksToIt) {
   Walk w;
   w.layer_of({dir("/bin"), ent("/bin/a", EntryType::File, 0755), link("/bin/b", "/bin/a")});
   WritePlan plan = plan_writes(w.m.view());
-  EXPECT_EQ(plan.content_owner.at(1), "/bin/a");
+  ASSERT_TRUE(plan.owner(1));
+  EXPECT_EQ(*plan.owner(1), "/bin/a");
   EXPECT_EQ(plan.links, (std::map<std::string, std::string>{{"/bin/b", "/bin/a"}}));
 }
 
@@ -128,8 +136,11 @@ TEST(LayerMerger, HardLinksKeepTheBytesOfATargetThatALaterLayerReplaced) {
   w.layer_of({ent("/a")});                              // seq 3: /a replaced
   WritePlan plan = plan_writes(w.m.view());
   // /b (first in path order) now owns the bytes of seq 0; /c links to it.
-  EXPECT_EQ(plan.content_owner.at(0), "/b");
-  EXPECT_EQ(plan.content_owner.at(3), "/a");
+  ASSERT_TRUE(plan.owner(0) && plan.owner(3));
+  EXPECT_EQ(*plan.owner(0), "/b");
+  EXPECT_EQ(*plan.owner(3), "/a");
+  EXPECT_EQ(plan.content_owner.size(), 2u);
+  EXPECT_FALSE(plan.owner(1));
   EXPECT_EQ(plan.links, (std::map<std::string, std::string>{{"/c", "/b"}}));
   const auto& b = w.m.view().at("/b");
   EXPECT_EQ(b.entry.type, EntryType::File);
@@ -177,7 +188,92 @@ TEST(LayerMerger, PutKeepsAnImageDirectoryWhenAsked) {
   w.m.put(hosts);
   EXPECT_EQ(w.m.view().at("/etc").entry.mode, 0700u);
   EXPECT_EQ(w.m.view().at("/etc/hosts").seq, kGeneratedSeq);
-  EXPECT_TRUE(w.m.replaced_file(1));
+  EXPECT_FALSE(w.final_content(1));
+}
+
+// drop_written: the single pass's files leave the view as they are written.
+struct OneStream : Walk {
+  void write(const Entry& e) {
+    if (layer == 0) m.begin_layer(layer++, "stream");
+    m.apply(e, seq);
+    if (e.type == EntryType::File) m.drop_written(e.path, seq);
+    seq++;
+  }
+};
+
+TEST(LayerMergerDropWritten, AWrittenFileLeavesTheViewAndKeepsItsMtime) {
+  OneStream w;
+  Entry f = ent("/a/f");
+  f.mtime = 1234;
+  w.write(dir("/a"));
+  w.write(f);
+  w.write(ent("/a/g"));
+  EXPECT_EQ(w.paths(), (Paths{"/a"}));
+  EXPECT_TRUE(w.m.was_written("/a/f"));
+  EXPECT_FALSE(w.m.was_written("/a/h"));
+  EXPECT_EQ(w.m.newest_written_mtime(), 1234);
+  EXPECT_FALSE(w.m.written_then_replaced());
+  w.write(dir("/a", 0700));  // a directory over a directory merges
+  w.m.finish();
+  EXPECT_FALSE(w.m.written_then_replaced());
+}
+
+TEST(LayerMergerDropWritten, ASecondEntryAtAWrittenPathIsReported) {
+  OneStream w;
+  w.write(ent("/f"));
+  w.write(ent("/f", EntryType::File, 0600));
+  EXPECT_TRUE(w.m.written_then_replaced());
+}
+
+TEST(LayerMergerDropWritten, AParentReplacedByAFileIsReported) {
+  OneStream w;
+  w.write(dir("/d"));
+  w.write(ent("/d/f"));
+  w.write(ent("/d"));  // a file replaces the directory and what is under it
+  EXPECT_TRUE(w.m.written_then_replaced());
+}
+
+TEST(LayerMergerDropWritten, AWrittenFileTurnedIntoAParentIsReported) {
+  OneStream w;
+  w.write(ent("/x"));
+  w.write(ent("/x/y"));  // /x becomes a directory over the written file
+  EXPECT_TRUE(w.m.written_then_replaced());
+}
+
+TEST(LayerMergerDropWritten, APutOverAWrittenFileIsReported) {
+  OneStream w;
+  w.write(ent("/etc/hosts"));
+  EXPECT_FALSE(w.m.written_then_replaced());
+  w.m.put(ent("/etc/hosts"));
+  EXPECT_TRUE(w.m.written_then_replaced());
+}
+
+TEST(LayerMergerDropWritten, AHardLinkToAWrittenFileLinksToItsPath) {
+  OneStream w;
+  w.write(ent("/bin/a"));  // seq 0, written and dropped
+  w.write(link("/bin/b", "/bin/a"));
+  w.write(link("/bin/c", "/bin/b"));  // a link to the link: the same bytes
+  w.m.finish();
+  EXPECT_FALSE(w.m.written_then_replaced());
+  WritePlan plan = plan_writes(w.m.view());
+  EXPECT_EQ(plan.links, (std::map<std::string, std::string>{{"/bin/b", "/bin/a"}, {"/bin/c", "/bin/a"}}));
+  EXPECT_EQ(w.m.view().at("/bin/c").content_seq, 0u);
+  EXPECT_TRUE(plan.content_owner.empty());
+}
+
+TEST(LayerMergerDropWritten, AHardLinkToNothingStillFails) {
+  OneStream w;
+  w.write(ent("/bin/a"));
+  EXPECT_THROW(w.write(link("/bin/b", "/bin/zz")), Error);
+}
+
+TEST(LayerMergerDropWritten, ManyWrittenPathsAreAllFound) {
+  OneStream w;
+  w.write(dir("/d"));
+  for (int i = 0; i < 5000; ++i) w.write(ent("/d/f" + std::to_string(i)));
+  for (int i = 0; i < 5000; ++i) ASSERT_TRUE(w.m.was_written("/d/f" + std::to_string(i))) << i;
+  EXPECT_FALSE(w.m.was_written("/d/f5000"));
+  EXPECT_EQ(w.paths(), (Paths{"/d"}));
 }
 
 TEST(SplitPath, SplitsParentAndName) {
