@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -22,6 +23,7 @@ struct FdFile {
   bool read_only;
   bool own;
   uint64_t size;
+  uint64_t handed_to_writeback;  // [0, this) queued by sync_file_range
   std::atomic<int> last_errno;
   // fd_file_preload(): bytes [window_lo, window_lo + window_size) in memory.
   char* window;
@@ -77,6 +79,17 @@ int fd_write_at(sqfs_file_t* base, sqfs_u64 offset, const void* buffer, size_t s
     size -= static_cast<size_t>(n);
   }
   if (end > f->size) f->size = end;
+  // Write-behind: start the write-back of every 32 MiB written, so that the
+  // fsync before the image is published finds little left to write (an
+  // image is written once, front to back, then its tables; a rewrite of an
+  // earlier range is queued again at the next fsync). A file system that
+  // cannot (or a pipe) just leaves it all to the fsync.
+  constexpr uint64_t kWriteBehind = 32u << 20;
+  if (f->size - f->handed_to_writeback >= kWriteBehind) {
+    ::sync_file_range(f->fd, static_cast<off_t>(f->handed_to_writeback),
+                      static_cast<off_t>(f->size - f->handed_to_writeback), SYNC_FILE_RANGE_WRITE);
+    f->handed_to_writeback = f->size;
+  }
   return 0;
 }
 
@@ -92,6 +105,7 @@ int fd_truncate(sqfs_file_t* base, sqfs_u64 size) {
     return SQFS_ERROR_IO;
   }
   f->size = size;
+  f->handed_to_writeback = std::min(f->handed_to_writeback, size);
   return 0;
 }
 
@@ -127,6 +141,7 @@ FdFile* make(int fd, bool read_only, bool own, uint64_t size) {
   f->read_only = read_only;
   f->own = own;
   f->size = size;
+  f->handed_to_writeback = size;
   f->last_errno = 0;
   return f;
 }
