@@ -4,9 +4,16 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <cstdio>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <thread>
+#include <vector>
 
 #include "common/error.h"
 #include "common/fd.h"
@@ -17,6 +24,10 @@ namespace trainimg::builder {
 namespace {
 
 using nlohmann::json;
+
+// How far the export is read ahead of the walk (memory: at most this much
+// more, whatever the image's size).
+constexpr size_t kExportReadAhead = 32u << 20;
 
 // enroot's own reference check for dockerd:// ("[[:alnum:]/._:-]+"), plus '@'
 // for digests. The name goes into request paths unescaped, as the docker CLI
@@ -113,13 +124,99 @@ int64_t image_created(const std::string& created) {
 
 namespace {
 
-class StreamBytes : public inspect::ByteSource {
+// The daemon's export, read on a thread of its own up to `ahead` bytes ahead
+// of the walk. The daemon writes the tar only as fast as it is read: read
+// from the walking thread, it stalled each time that thread waited for the
+// compressors (a full block queue), and export and compression took turns
+// instead of overlapping.
+class ReadAhead : public inspect::ByteSource {
  public:
-  explicit StreamBytes(inspect::engine::Stream& s) : s_(s) {}
-  size_t read(char* buf, size_t n) override { return s_.read(buf, n); }
+  ReadAhead(inspect::engine::Stream& s, size_t ahead) : s_(s), ahead_(ahead), thread_([this] { run(); }) {}
+  ~ReadAhead() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();  // after at most one more read from the daemon
+  }
+  ReadAhead(const ReadAhead&) = delete;
+  ReadAhead& operator=(const ReadAhead&) = delete;
+
+  size_t read(char* buf, size_t n) override {
+    if (n == 0) return 0;
+    if (front_.size() == front_pos_) {
+      std::unique_lock<std::mutex> lock(mu_);
+      if (!front_.empty()) spare_.push_back(std::move(front_));
+      cv_.wait(lock, [&] { return !queue_.empty() || done_; });
+      if (queue_.empty()) {
+        if (error_) std::rethrow_exception(error_);
+        return 0;
+      }
+      front_ = std::move(queue_.front());
+      queue_.pop_front();
+      buffered_ -= front_.size();
+      front_pos_ = 0;
+      cv_.notify_all();  // room for the reader
+    }
+    size_t take = std::min(n, front_.size() - front_pos_);
+    std::memcpy(buf, front_.data() + front_pos_, take);
+    front_pos_ += take;
+    return take;
+  }
 
  private:
+  static constexpr size_t kChunk = 1u << 20;
+
+  void run() {
+    try {
+      for (;;) {
+        std::vector<char> chunk;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          if (!spare_.empty()) {
+            chunk = std::move(spare_.back());
+            spare_.pop_back();
+          }
+        }
+        chunk.resize(kChunk);
+        size_t got = 0;
+        while (got < kChunk) {
+          size_t k = s_.read(chunk.data() + got, kChunk - got);
+          if (k == 0) break;
+          got += k;
+        }
+        if (got == 0) break;
+        chunk.resize(got);
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || buffered_ + got <= ahead_ || queue_.empty(); });
+        if (stop_) return;
+        buffered_ += got;
+        queue_.push_back(std::move(chunk));
+        cv_.notify_all();
+        if (got < kChunk) break;  // the end of the stream
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu_);
+      error_ = std::current_exception();
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+    cv_.notify_all();
+  }
+
   inspect::engine::Stream& s_;
+  const size_t ahead_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::vector<char>> queue_;   // guarded by mu_
+  std::vector<std::vector<char>> spare_;  // guarded by mu_
+  size_t buffered_ = 0;                   // guarded by mu_
+  bool stop_ = false, done_ = false;      // guarded by mu_
+  std::exception_ptr error_;              // guarded by mu_
+  std::vector<char> front_;               // the walk's: being read
+  size_t front_pos_ = 0;
+  std::thread thread_;  // last: started once the rest is constructed
 };
 
 // Removes the container made for one export, whatever happens to the walk.
@@ -197,7 +294,7 @@ class DockerdExport : public inspect::ImageSource {
   void walk(inspect::LayerVisitor& v) override {
     ContainerLease c(engine_, image_);
     auto stream = engine_.open("/containers/" + c.id() + "/export");
-    StreamBytes bytes(*stream);
+    ReadAhead bytes(*stream, kExportReadAhead);
     inspect::LayerInput where{uri_, "export of container " + c.id().substr(0, 12), "export", 0};
     inspect::walk_layer_tar(bytes, where, v);
   }
