@@ -22,6 +22,18 @@ TEST(SourceFile, MapsOffsetsToOneBasedLineAndColumn) {
   EXPECT_EQ(f.line_count(), 4);
 }
 
+TEST(SourceFile, AByteOrderMarkIsNotPartOfLineOne) {
+  SourceFile f("Dockerfile",
+               "\xEF\xBB\xBF"
+               "FROM x AS\nRUN a\n");
+  EXPECT_EQ(f.line_col(3).column, 1);   // the F
+  EXPECT_EQ(f.line_col(10).column, 8);  // the A of AS
+  EXPECT_EQ(f.line_col(0).column, 1);   // inside the mark: the line's start
+  EXPECT_EQ(f.line_text(1), "FROM x AS");
+  EXPECT_EQ(f.line_col(13).line, 2);
+  EXPECT_EQ(f.line_col(13).column, 1);
+}
+
 TEST(RenderText, CompilerStyleWithCaretRangeAndHint) {
   Report r;
   r.kind = "lint";

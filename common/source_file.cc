@@ -29,14 +29,16 @@ SourceFile SourceFile::read(const std::string& path) {
 
 void SourceFile::index() const {
   if (!starts_.empty()) return;
-  starts_.push_back(0);
+  // A UTF-8 byte-order mark is not on line 1 (BuildKit and editors drop it):
+  // columns count from the byte after it.
+  starts_.push_back(text_.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0);
   for (size_t i = 0; i < text_.size(); ++i)
     if (text_[i] == '\n') starts_.push_back(i + 1);
 }
 
 SourceFile::LineCol SourceFile::line_col(size_t offset) const {
   index();
-  offset = std::min(offset, text_.size());
+  offset = std::clamp(offset, starts_[0], std::max(starts_[0], text_.size()));
   auto it = std::upper_bound(starts_.begin(), starts_.end(), offset);
   size_t line = static_cast<size_t>(it - starts_.begin());  // 1-based
   return {static_cast<int>(line), static_cast<int>(offset - starts_[line - 1] + 1)};

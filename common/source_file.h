@@ -23,7 +23,7 @@ class SourceFile {
     int column;
   };
   /// 1-based line and column (in bytes) of a byte offset; offsets past the end
-  /// map to the end.
+  /// map to the end. A leading UTF-8 byte-order mark is not part of line 1.
   LineCol line_col(size_t offset) const;
   /// Text of a 1-based line without its newline (and without a trailing \r).
   std::string_view line_text(int line) const;
