@@ -67,6 +67,7 @@ class Gatherer {
   void plugin(const std::string& path, const nlohmann::json& j);
   void nccl(const std::string& path, const nlohmann::json& j);
   void cuda();
+  void compat_libs(const std::string& dir, int depth, std::vector<std::string>& out) const;
   void mpi_installs();
   void loader();
   void mpi_votes();
@@ -209,11 +210,19 @@ void Gatherer::cuda() {
       f_.cudas.push_back(std::move(c));
     }
   }
-  for (auto& c : f_.cudas) {
-    auto compat = tree_.resolve(c.path + "/compat");
-    if (!compat) continue;
-    for (const auto& child : tree_.children(*compat))
-      if (base_of(child).starts_with("libcuda.so")) c.compat_libs.push_back(child);
+  for (auto& c : f_.cudas)
+    if (auto compat = tree_.resolve(c.path + "/compat")) compat_libs(*compat, 1, c.compat_libs);
+}
+
+// The cuda-compat-X-Y package puts libcuda.so.* in compat/ itself; NGC images
+// keep them one level down, in compat/lib.real (compat/lib is made at start).
+void Gatherer::compat_libs(const std::string& dir, int depth, std::vector<std::string>& out) const {
+  for (const auto& child : tree_.children(dir)) {
+    auto e = tree_.lookup(child);
+    if (e && e->type == EntryType::Dir && depth > 0)
+      compat_libs(child, depth - 1, out);
+    else if (base_of(child).starts_with("libcuda.so"))
+      out.push_back(child);
   }
 }
 

@@ -71,6 +71,25 @@ TEST(GatherFacts, NgcLikeLoaderOrderAndNcclPlugin) {
   EXPECT_EQ(f.mpi_votes[0].prefix, "/usr/local/mpi");
 }
 
+// NGC images keep the forward-compat driver in compat/lib.real, with
+// compat/lib a link to it (seen in NGC PyTorch's LD_LIBRARY_PATH and in
+// TRITON_LIBCUDA_PATH=/usr/local/cuda/compat/lib.real used with them).
+TEST(GatherFacts, NgcLikeCompatLibsInLibRealAreFound) {
+  testing::NgcOptions o;
+  o.compat_libs = false;
+  auto img = ngc_image(o);
+  img.layer()
+      .file("/usr/local/cuda-13.4/compat/lib.real/libcuda.so.595.45.04",
+            testing::elf_bytes(testing::ElfSpec().so("libcuda.so.1")), 0755)
+      .symlink("/usr/local/cuda-13.4/compat/lib.real/libcuda.so.1", "libcuda.so.595.45.04")
+      .symlink("/usr/local/cuda-13.4/compat/lib", "lib.real");
+  ImageFacts f = facts_of(img);
+  ASSERT_EQ(f.cudas.size(), 1u);
+  EXPECT_EQ(f.cudas[0].compat_libs,
+            (std::vector<std::string>{"/usr/local/cuda-13.4/compat/lib.real/libcuda.so.1",
+                                      "/usr/local/cuda-13.4/compat/lib.real/libcuda.so.595.45.04"}));
+}
+
 TEST(GatherFacts, NgcLikeWithoutInstallerUsesBaseStack) {
   testing::NgcOptions o;
   o.installer = false;
