@@ -40,7 +40,7 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
       if (p.aws_ofi_nccl && p.path.starts_with("/opt/amazon/ofi-nccl/") &&
           (p.version.empty() || loaded->version.empty())) {
         better = &p;
-        why = "the EFA installer's copy at " + p.path;
+        why = "EFA installer's copy at " + p.path;
         break;
       }
   if (!better) return;

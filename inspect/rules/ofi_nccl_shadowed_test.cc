@@ -58,5 +58,20 @@ TEST(OfiNcclShadowed, QuietForASourceBuildNotOlderThanTheInstallersCopy) {
             "LD_LIBRARY_PATH) instead of the newer 1.21.1 at /opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so");
 }
 
+TEST(OfiNcclShadowed, FiresForAnUnknownVersionBeforeTheInstallersCopy) {
+  auto img = testing::ngc_image();
+  img.layer().file(
+      "/opt/aws-ofi-nccl/lib/libnccl-net-ofi.so",
+      testing::elf_bytes(testing::ElfSpec().so("libnccl-net-ofi.so").exports({"ncclNetPlugin_v8"})), 0755);
+  testing::set_env(img, "LD_LIBRARY_PATH",
+                   "/opt/aws-ofi-nccl/lib:/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib");
+  auto d = run_rule(kOfiNcclShadowed, img);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].message,
+            "NCCL would load /opt/aws-ofi-nccl/lib/libnccl-net-ofi.so (aws-ofi-nccl of unknown "
+            "version, LD_LIBRARY_PATH) instead of the EFA installer's copy at "
+            "/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so");
+}
+
 }  // namespace
 }  // namespace trainimg::inspect::rules
