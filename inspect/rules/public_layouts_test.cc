@@ -213,5 +213,40 @@ TEST(PublicLayouts, AwsomeDistributedTrainingNvcrPytorchAws) {
   EXPECT_EQ(all[0].severity, Severity::Info);
 }
 
+// NGC PyTorch releases before Open MPI moved to /usr/local/mpi ship HPC-X:
+// Open MPI in /opt/hpcx/ompi, OPAL_PREFIX=/opt/hpcx/ompi, its libraries in
+// /etc/ld.so.conf.d/hpcx.conf, /usr/local/mpi/bin still on PATH (domain.md
+// §2; awsome-distributed-training's Dockerfiles delete /opt/hpcx/ompi,
+// /usr/local/mpi and hpcx.conf for that reason). Seed 002's installer layer
+// and ENV on top: the installer's Open MPIs beside NGC's are expected and
+// nothing selects them.
+TEST(PublicLayouts, NgcWithHpcxOpenMpiAndTheInstaller) {
+  testing::NgcOptions o;
+  auto img = testing::ngc_image(o);
+  auto& base = img.layers[0];
+  std::erase_if(base.entries,
+                [](const testing::SpecEntry& e) { return e.entry.path.starts_with("/usr/local/mpi"); });
+  base.file("/opt/hpcx/ompi/bin/mpirun", elf_bytes(ElfSpec().executable()), 0755)
+      .file("/opt/hpcx/ompi/lib/libmpi.so.40.30.7", testing::libmpi_elf("4.1.7"), 0755)
+      .symlink("/opt/hpcx/ompi/lib/libmpi.so.40", "libmpi.so.40.30.7")
+      .file("/opt/hpcx/ompi/lib/pkgconfig/ompi.pc", testing::pc("/opt/hpcx/ompi", "Open MPI", "4.1.7rc1"))
+      .symlink("/usr/local/mpi", "/opt/hpcx/ompi")
+      .file("/etc/ld.so.conf.d/hpcx.conf", "/opt/hpcx/ompi/lib\n/opt/hpcx/ucx/lib\n")
+      .file("/usr/local/lib/python3.10/dist-packages/mpi4py/MPI.cpython-310-x86_64-linux-gnu.so",
+            elf_bytes(ElfSpec().so("MPI.so").runpath({"/opt/hpcx/ompi/lib"}).needs({"libmpi.so.40"})), 0755);
+  testing::set_env(img, "OPAL_PREFIX", "/opt/hpcx/ompi");
+  auto f = testing::facts_of(img);
+  ASSERT_EQ(f.mpis.size(), 3u);
+  EXPECT_EQ(f.mpis[2].path, "/opt/hpcx/ompi");
+  EXPECT_EQ(f.mpis[2].origin, "ngc");
+  for (const auto& v : f.mpi_votes) EXPECT_EQ(v.prefix, "/opt/hpcx/ompi") << v.by << " " << v.detail;
+  auto all = check_image(f, {});
+  EXPECT_EQ(ids(all), (std::vector<std::string>{"mpi-multiple-installs(warning)"})) << all_messages(all);
+  // A /usr/local/mpi deleted with HPC-X's Open MPI still on PATH changes nothing.
+  img.layer().whiteout("/usr/local/mpi");
+  auto g = testing::facts_of(img);
+  for (const auto& v : g.mpi_votes) EXPECT_EQ(v.prefix, "/opt/hpcx/ompi") << v.by << " " << v.detail;
+}
+
 }  // namespace
 }  // namespace trainimg::inspect::rules
