@@ -248,5 +248,52 @@ TEST(PublicLayouts, NgcWithHpcxOpenMpiAndTheInstaller) {
   for (const auto& v : g.mpi_votes) EXPECT_EQ(v.prefix, "/opt/hpcx/ompi") << v.by << " " << v.detail;
 }
 
+// An rpm-based image (Amazon Linux 2023) with the installer: everything in
+// lib64 (libfabric-aws; aws-ofi-nccl's contrib/fedora/aws-ofi-nccl.spec
+// installs %{_libdir} = /opt/amazon/ofi-nccl/lib64 and names it in
+// 100_ofinccl.conf; the installer's Open MPI in /opt/amazon/openmpi/lib64),
+// no dpkg status, an rpm-form manifest, LD_LIBRARY_PATH naming the lib64
+// directories first.
+TEST(PublicLayouts, RpmBasedImageWithLib64Directories) {
+  testing::ImageSpec img;
+  img.layer()
+      .file("/etc/ld.so.conf", "include ld.so.conf.d/*.conf\n")
+      .file("/usr/local/cuda-12.8/version.json", R"({"cuda" : {"name" : "CUDA SDK", "version" : "12.8.1"}})")
+      .symlink("/usr/local/cuda", "cuda-12.8");
+  img.layer()
+      .file("/opt/amazon/efa_installed_packages",
+            "# EFA installer version: 1.43.2\n# Debug packages installed: no\n# Packages installed:\n"
+            "libfabric-aws-2.3.0amzn1.0-1.amzn2023.x86_64\nlibnccl-ofi-1.16.3-1.amzn2023.x86_64\n"
+            "openmpi40-aws-4.1.8-1.amzn2023.x86_64\n")
+      .file("/etc/ld.so.conf.d/efa.conf", "/opt/amazon/efa/lib64\n")
+      .file("/etc/ld.so.conf.d/100_ofinccl.conf", "/opt/amazon/ofi-nccl/lib64\n")
+      .file("/opt/amazon/efa/lib64/libfabric.so.1.26.0", testing::libfabric_elf("2.3.0amzn1.0"), 0755)
+      .symlink("/opt/amazon/efa/lib64/libfabric.so.1", "libfabric.so.1.26.0")
+      .file("/opt/amazon/ofi-nccl/lib64/libnccl-net-ofi.so",
+            testing::plugin_elf("1.16.3", {"ncclNetPlugin_v8", "ncclNetPlugin_v9"}), 0755)
+      .symlink("/opt/amazon/ofi-nccl/lib64/libnccl-net.so", "libnccl-net-ofi.so")
+      .file("/opt/amazon/openmpi/bin/mpirun", elf_bytes(ElfSpec().executable()), 0755)
+      .file("/opt/amazon/openmpi/lib64/libmpi.so.40.30.8", testing::libmpi_elf("4.1.8"), 0755)
+      .symlink("/opt/amazon/openmpi/lib64/libmpi.so.40", "libmpi.so.40.30.8")
+      .file("/usr/local/lib/python3.11/site-packages/nvidia/nccl/lib/libnccl.so.2",
+            elf_bytes(ElfSpec().so("libnccl.so.2").strings({"NCCL version 2.27.3+cuda12.9"})), 0755);
+  img.config.env = {
+      "PATH=/opt/amazon/openmpi/bin:/opt/amazon/efa/bin:/usr/local/bin:/usr/bin", "CUDA_VERSION=12.8.1",
+      "LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib64:/opt/amazon/efa/lib64:/opt/amazon/openmpi/lib64"};
+  auto f = testing::facts_of(img);
+  ASSERT_EQ(f.libfabrics.size(), 1u);
+  EXPECT_TRUE(f.libfabrics[0].efa_build);
+  EXPECT_EQ(f.libfabrics[0].version, "2.3.0amzn1.0-1.amzn2023");
+  ASSERT_EQ(f.plugins.size(), 1u);
+  EXPECT_EQ(f.plugins[0].version, "1.16.3");
+  ASSERT_EQ(f.mpis.size(), 1u);
+  EXPECT_EQ(f.mpis[0].version, "4.1.8-1.amzn2023");
+  const auto* fabric = f.loader_for("libfabric.so.1");
+  ASSERT_TRUE(fabric && fabric->selected());
+  EXPECT_EQ(fabric->selected()->resolved, "/opt/amazon/efa/lib64/libfabric.so.1.26.0");
+  auto all = check_image(f, parse_expect("efa-installer=1.43.2,libfabric=2.3.0,aws-ofi-nccl=1.16.3"));
+  EXPECT_TRUE(all.empty()) << all_messages(all);
+}
+
 }  // namespace
 }  // namespace trainimg::inspect::rules
