@@ -305,6 +305,11 @@ void Gatherer::loader() {
   const auto lld = split_colon(f_.env_value("LD_LIBRARY_PATH").value_or(""));
   f_.ld_so_conf = ld_so_conf_dirs(tree_);
   LoaderOrder nccl = resolve_library(tree_, "libnccl.so.2", lld, f_.ld_so_conf);
+  // Images pin their NCCL with LD_PRELOAD (awsome-distributed-training's
+  // nccl-tests.Dockerfile: LD_PRELOAD=/opt/nccl/build/lib/libnccl.so): that
+  // one is loaded whatever the search finds.
+  auto pre = preloaded(tree_, f_.env_value("LD_PRELOAD").value_or(""), "libnccl.so", lld, f_.ld_so_conf);
+  nccl.candidates.insert(nccl.candidates.begin(), pre.begin(), pre.end());
   std::optional<Requester> nccl_req = nccl.selected() ? requester(nccl.selected()->resolved) : std::nullopt;
   const Requester* nr = nccl_req ? &*nccl_req : nullptr;
   LoaderOrder ofi = resolve_library(tree_, "libnccl-net-ofi.so", lld, f_.ld_so_conf, nr);

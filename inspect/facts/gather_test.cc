@@ -90,6 +90,32 @@ TEST(GatherFacts, NgcLikeCompatLibsInLibRealAreFound) {
                                       "/usr/local/cuda-13.4/compat/lib.real/libcuda.so.595.45.04"}));
 }
 
+// awsome-distributed-training's nccl-tests.Dockerfile (and older mosaicml
+// images) pin NCCL with LD_PRELOAD; the base's apt libnccl2 is what the
+// search alone would find.
+TEST(GatherFacts, LdPreloadedNcclIsTheOneLoaded) {
+  testing::NgcOptions o;
+  o.nccl = "2.15.5";
+  auto img = ngc_image(o);
+  img.layer()
+      .file(
+          "/opt/nccl/build/lib/libnccl.so.2.27.7",
+          testing::elf_bytes(testing::ElfSpec().so("libnccl.so.2").strings({"NCCL version 2.27.7+cuda12.8"})),
+          0755)
+      .symlink("/opt/nccl/build/lib/libnccl.so.2", "libnccl.so.2.27.7")
+      .symlink("/opt/nccl/build/lib/libnccl.so", "libnccl.so.2");
+  testing::set_env(img, "LD_PRELOAD", "/opt/nccl/build/lib/libnccl.so");
+  ImageFacts f = facts_of(img);
+  const auto* order = f.loader_for("libnccl.so.2");
+  ASSERT_TRUE(order && order->selected());
+  EXPECT_EQ(order->selected()->path, "/opt/nccl/build/lib/libnccl.so");
+  EXPECT_EQ(order->selected()->how, "LD_PRELOAD");
+  ASSERT_EQ(order->candidates.size(), 2u);
+  EXPECT_EQ(order->candidates[1].resolved, "/usr/lib/x86_64-linux-gnu/libnccl.so.2.15.5");
+  ASSERT_TRUE(f.nccl());
+  EXPECT_EQ(f.nccl()->version, "2.27.7");
+}
+
 TEST(GatherFacts, NgcLikeWithoutInstallerUsesBaseStack) {
   testing::NgcOptions o;
   o.installer = false;
