@@ -36,14 +36,21 @@ std::vector<std::string> installer_dirs(const facts::ImageFacts& f) {
   return dirs;
 }
 
-// A directory that holds another libfabric or NCCL net plugin: what seed
-// 002's order is there to keep behind the installer's ("avoiding mix-ups
-// with the older-version libraries").
+// A directory where the loader would find another libfabric.so.1 or NCCL
+// net plugin (under a name NCCL opens): what seed 002's order is there to
+// keep behind the installer's ("avoiding mix-ups with the older-version
+// libraries"). Other files there (an InfiniBand libnccl-net.so while
+// NCCL_NET_PLUGIN=ofi) are never opened.
 std::optional<std::string> other_copy_in(const facts::ImageFacts& f, const std::string& dir) {
-  for (const auto& l : f.libfabrics)
-    if (!l.efa_build && dir_of(l.path) == dir) return l.path;
-  for (const auto& p : f.plugins)
-    if (!p.path.starts_with("/opt/amazon/ofi-nccl/") && dir_of(p.path) == dir) return p.path;
+  auto other = [&](const facts::LoaderCandidate& c) {
+    return dir_of(c.path) == dir && !c.resolved.starts_with("/opt/amazon/efa/") &&
+           !c.resolved.starts_with("/opt/amazon/ofi-nccl/");
+  };
+  for (const char* lib : {"libfabric.so.1", "libnccl-net-ofi.so"})
+    if (const auto* order = f.loader_for(lib))
+      for (const auto& c : order->candidates)
+        if (other(c)) return c.path;
+  if (f.nccl_plugin && other(*f.nccl_plugin)) return f.nccl_plugin->path;
   return std::nullopt;
 }
 

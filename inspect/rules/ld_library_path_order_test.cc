@@ -18,7 +18,25 @@ TEST(LdLibraryPathOrder, FiresWhenADirectoryWithAnotherLibfabricComesFirst) {
             "LD_LIBRARY_PATH is '/usr/local/lib:/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib' in the final "
             "environment (/etc/environment); it must start with /opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib "
             "while the "
-            "EFA installer is present (/usr/local/lib/libfabric.so.1.18.1 comes first)");
+            "EFA installer is present (/usr/local/lib/libfabric.so.1 comes first)");
+}
+
+// NGC's InfiniBand plugin is named libnccl-net.so; with NCCL_NET_PLUGIN=ofi
+// NCCL never opens it, so its directory ahead mixes nothing up.
+TEST(LdLibraryPathOrder, QuietWhenOnlyAPluginNcclDoesNotOpenComesFirst) {
+  auto img = testing::ngc_image();
+  img.layer().file("/opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so",
+                   testing::elf_bytes(testing::ElfSpec().so("libnccl-net.so").exports({"ncclNetPlugin_v8"})),
+                   0755);
+  testing::set_env(img, "LD_LIBRARY_PATH",
+                   "/opt/hpcx/nccl_rdma_sharp_plugin/lib:/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib");
+  EXPECT_TRUE(run_rule(kLdLibraryPathOrder, img).empty());
+  // Unset, NCCL opens exactly that file: then it is a mix-up.
+  testing::set_env(img, "NCCL_NET_PLUGIN", std::nullopt);
+  auto d = run_rule(kLdLibraryPathOrder, img);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_NE(d[0].message.find("(/opt/hpcx/nccl_rdma_sharp_plugin/lib/libnccl-net.so comes first)"),
+            std::string::npos);
 }
 
 TEST(LdLibraryPathOrder, FiresWhenTheInstallersDirsAreMissing) {
