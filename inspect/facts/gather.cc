@@ -256,14 +256,22 @@ void Gatherer::mpi_installs() {
       if (path.ends_with(launcher)) prefixes.insert(path.substr(0, path.size() - launcher.size()));
   for (const auto& prefix : prefixes) {
     std::string lib;
+    // MPICH's libmpi is libmpi.so.12 too (and Debian's mpich owns
+    // /usr/bin/mpirun through alternatives); Open MPI is libmpi.so.40 (3.x
+    // to 5.x) or, before that, a libmpi beside its libopen-pal.
+    bool open_mpi = false;
     for (const char* sub : {"/lib", "/lib64", "/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu/openmpi/lib"}) {
       auto dir = tree_.resolve(prefix + sub);
       if (!dir) continue;
-      for (const auto& c : tree_.children(*dir))
-        if (base_of(c).starts_with("libmpi.so") && (lib.empty() || c.size() > lib.size())) lib = c;
+      for (const auto& c : tree_.children(*dir)) {
+        const std::string base = base_of(c);
+        if (base.starts_with("libmpi.so") && (lib.empty() || c.size() > lib.size())) lib = c;
+        open_mpi = open_mpi || base.starts_with("libmpi.so.40") || base.starts_with("libopen-pal.so");
+      }
       if (!lib.empty()) break;
     }
-    if (lib.empty()) continue;  // a launcher without libmpi is not an installation
+    // A launcher without libmpi, or another MPI's, is no Open MPI installation.
+    if (lib.empty() || !open_mpi) continue;
     MpiInstall m;
     m.path = prefix.empty() ? "/" : prefix;
     m.layer = layer_of(lib);

@@ -116,6 +116,28 @@ TEST(GatherFacts, LdPreloadedNcclIsTheOneLoaded) {
   EXPECT_EQ(f.nccl()->version, "2.27.7");
 }
 
+// Debian's mpich: /usr/bin/mpirun (an alternative) and libmpi.so.12 beside
+// libmpich.so.12, no libopen-pal: not an Open MPI installation.
+TEST(GatherFacts, MpichIsNoOpenMpiInstallation) {
+  testing::NgcOptions o;
+  o.installer = false;
+  auto img = ngc_image(o);
+  img.layer()
+      .symlink("/usr/bin/mpirun", "/etc/alternatives/mpirun")
+      .symlink("/etc/alternatives/mpirun", "/usr/bin/mpirun.mpich")
+      .file("/usr/bin/mpirun.mpich", testing::elf_bytes(testing::ElfSpec().executable()), 0755)
+      .file("/usr/lib/x86_64-linux-gnu/libmpich.so.12.1.10",
+            testing::elf_bytes(testing::ElfSpec().so("libmpich.so.12")), 0644)
+      .symlink("/usr/lib/x86_64-linux-gnu/libmpi.so.12", "libmpich.so.12.1.10");
+  ImageFacts f = facts_of(img);
+  ASSERT_EQ(f.mpis.size(), 1u);
+  EXPECT_EQ(f.mpis[0].path, "/usr/local/mpi");
+  // Open MPI 1.10 had the same libmpi.so.12: its libopen-pal tells them apart.
+  img.layer().file("/usr/lib/x86_64-linux-gnu/libopen-pal.so.13.0.2",
+                   testing::elf_bytes(testing::ElfSpec().so("libopen-pal.so.13")), 0644);
+  EXPECT_EQ(facts_of(img).mpis.size(), 2u);
+}
+
 TEST(GatherFacts, NgcLikeWithoutInstallerUsesBaseStack) {
   testing::NgcOptions o;
   o.installer = false;
