@@ -67,6 +67,7 @@ class Gatherer {
   void plugin(const std::string& path, const nlohmann::json& j);
   void nccl(const std::string& path, const nlohmann::json& j);
   void cuda();
+  void compat_libs(const std::string& dir, int depth, std::vector<std::string>& out) const;
   void mpi_installs();
   void loader();
   void mpi_votes();
@@ -209,11 +210,19 @@ void Gatherer::cuda() {
       f_.cudas.push_back(std::move(c));
     }
   }
-  for (auto& c : f_.cudas) {
-    auto compat = tree_.resolve(c.path + "/compat");
-    if (!compat) continue;
-    for (const auto& child : tree_.children(*compat))
-      if (base_of(child).starts_with("libcuda.so")) c.compat_libs.push_back(child);
+  for (auto& c : f_.cudas)
+    if (auto compat = tree_.resolve(c.path + "/compat")) compat_libs(*compat, 1, c.compat_libs);
+}
+
+// The cuda-compat-X-Y package puts libcuda.so.* in compat/ itself; NGC images
+// keep them one level down, in compat/lib.real (compat/lib is made at start).
+void Gatherer::compat_libs(const std::string& dir, int depth, std::vector<std::string>& out) const {
+  for (const auto& child : tree_.children(dir)) {
+    auto e = tree_.lookup(child);
+    if (e && e->type == EntryType::Dir && depth > 0)
+      compat_libs(child, depth - 1, out);
+    else if (base_of(child).starts_with("libcuda.so"))
+      out.push_back(child);
   }
 }
 
@@ -247,14 +256,22 @@ void Gatherer::mpi_installs() {
       if (path.ends_with(launcher)) prefixes.insert(path.substr(0, path.size() - launcher.size()));
   for (const auto& prefix : prefixes) {
     std::string lib;
+    // MPICH's libmpi is libmpi.so.12 too (and Debian's mpich owns
+    // /usr/bin/mpirun through alternatives); Open MPI is libmpi.so.40 (3.x
+    // to 5.x) or, before that, a libmpi beside its libopen-pal.
+    bool open_mpi = false;
     for (const char* sub : {"/lib", "/lib64", "/lib/x86_64-linux-gnu", "/lib/x86_64-linux-gnu/openmpi/lib"}) {
       auto dir = tree_.resolve(prefix + sub);
       if (!dir) continue;
-      for (const auto& c : tree_.children(*dir))
-        if (base_of(c).starts_with("libmpi.so") && (lib.empty() || c.size() > lib.size())) lib = c;
+      for (const auto& c : tree_.children(*dir)) {
+        const std::string base = base_of(c);
+        if (base.starts_with("libmpi.so") && (lib.empty() || c.size() > lib.size())) lib = c;
+        open_mpi = open_mpi || base.starts_with("libmpi.so.40") || base.starts_with("libopen-pal.so");
+      }
       if (!lib.empty()) break;
     }
-    if (lib.empty()) continue;  // a launcher without libmpi is not an installation
+    // A launcher without libmpi, or another MPI's, is no Open MPI installation.
+    if (lib.empty() || !open_mpi) continue;
     MpiInstall m;
     m.path = prefix.empty() ? "/" : prefix;
     m.layer = layer_of(lib);
@@ -296,6 +313,11 @@ void Gatherer::loader() {
   const auto lld = split_colon(f_.env_value("LD_LIBRARY_PATH").value_or(""));
   f_.ld_so_conf = ld_so_conf_dirs(tree_);
   LoaderOrder nccl = resolve_library(tree_, "libnccl.so.2", lld, f_.ld_so_conf);
+  // Images pin their NCCL with LD_PRELOAD (awsome-distributed-training's
+  // nccl-tests.Dockerfile: LD_PRELOAD=/opt/nccl/build/lib/libnccl.so): that
+  // one is loaded whatever the search finds.
+  auto pre = preloaded(tree_, f_.env_value("LD_PRELOAD").value_or(""), "libnccl.so", lld, f_.ld_so_conf);
+  nccl.candidates.insert(nccl.candidates.begin(), pre.begin(), pre.end());
   std::optional<Requester> nccl_req = nccl.selected() ? requester(nccl.selected()->resolved) : std::nullopt;
   const Requester* nr = nccl_req ? &*nccl_req : nullptr;
   LoaderOrder ofi = resolve_library(tree_, "libnccl-net-ofi.so", lld, f_.ld_so_conf, nr);

@@ -71,6 +71,73 @@ TEST(GatherFacts, NgcLikeLoaderOrderAndNcclPlugin) {
   EXPECT_EQ(f.mpi_votes[0].prefix, "/usr/local/mpi");
 }
 
+// NGC images keep the forward-compat driver in compat/lib.real, with
+// compat/lib a link to it (seen in NGC PyTorch's LD_LIBRARY_PATH and in
+// TRITON_LIBCUDA_PATH=/usr/local/cuda/compat/lib.real used with them).
+TEST(GatherFacts, NgcLikeCompatLibsInLibRealAreFound) {
+  testing::NgcOptions o;
+  o.compat_libs = false;
+  auto img = ngc_image(o);
+  img.layer()
+      .file("/usr/local/cuda-13.4/compat/lib.real/libcuda.so.595.45.04",
+            testing::elf_bytes(testing::ElfSpec().so("libcuda.so.1")), 0755)
+      .symlink("/usr/local/cuda-13.4/compat/lib.real/libcuda.so.1", "libcuda.so.595.45.04")
+      .symlink("/usr/local/cuda-13.4/compat/lib", "lib.real");
+  ImageFacts f = facts_of(img);
+  ASSERT_EQ(f.cudas.size(), 1u);
+  EXPECT_EQ(f.cudas[0].compat_libs,
+            (std::vector<std::string>{"/usr/local/cuda-13.4/compat/lib.real/libcuda.so.1",
+                                      "/usr/local/cuda-13.4/compat/lib.real/libcuda.so.595.45.04"}));
+}
+
+// awsome-distributed-training's nccl-tests.Dockerfile (and older mosaicml
+// images) pin NCCL with LD_PRELOAD; the base's apt libnccl2 is what the
+// search alone would find.
+TEST(GatherFacts, LdPreloadedNcclIsTheOneLoaded) {
+  testing::NgcOptions o;
+  o.nccl = "2.15.5";
+  auto img = ngc_image(o);
+  img.layer()
+      .file(
+          "/opt/nccl/build/lib/libnccl.so.2.27.7",
+          testing::elf_bytes(testing::ElfSpec().so("libnccl.so.2").strings({"NCCL version 2.27.7+cuda12.8"})),
+          0755)
+      .symlink("/opt/nccl/build/lib/libnccl.so.2", "libnccl.so.2.27.7")
+      .symlink("/opt/nccl/build/lib/libnccl.so", "libnccl.so.2");
+  testing::set_env(img, "LD_PRELOAD", "/opt/nccl/build/lib/libnccl.so");
+  ImageFacts f = facts_of(img);
+  const auto* order = f.loader_for("libnccl.so.2");
+  ASSERT_TRUE(order && order->selected());
+  EXPECT_EQ(order->selected()->path, "/opt/nccl/build/lib/libnccl.so");
+  EXPECT_EQ(order->selected()->how, "LD_PRELOAD");
+  ASSERT_EQ(order->candidates.size(), 2u);
+  EXPECT_EQ(order->candidates[1].resolved, "/usr/lib/x86_64-linux-gnu/libnccl.so.2.15.5");
+  ASSERT_TRUE(f.nccl());
+  EXPECT_EQ(f.nccl()->version, "2.27.7");
+}
+
+// Debian's mpich: /usr/bin/mpirun (an alternative) and libmpi.so.12 beside
+// libmpich.so.12, no libopen-pal: not an Open MPI installation.
+TEST(GatherFacts, MpichIsNoOpenMpiInstallation) {
+  testing::NgcOptions o;
+  o.installer = false;
+  auto img = ngc_image(o);
+  img.layer()
+      .symlink("/usr/bin/mpirun", "/etc/alternatives/mpirun")
+      .symlink("/etc/alternatives/mpirun", "/usr/bin/mpirun.mpich")
+      .file("/usr/bin/mpirun.mpich", testing::elf_bytes(testing::ElfSpec().executable()), 0755)
+      .file("/usr/lib/x86_64-linux-gnu/libmpich.so.12.1.10",
+            testing::elf_bytes(testing::ElfSpec().so("libmpich.so.12")), 0644)
+      .symlink("/usr/lib/x86_64-linux-gnu/libmpi.so.12", "libmpich.so.12.1.10");
+  ImageFacts f = facts_of(img);
+  ASSERT_EQ(f.mpis.size(), 1u);
+  EXPECT_EQ(f.mpis[0].path, "/usr/local/mpi");
+  // Open MPI 1.10 had the same libmpi.so.12: its libopen-pal tells them apart.
+  img.layer().file("/usr/lib/x86_64-linux-gnu/libopen-pal.so.13.0.2",
+                   testing::elf_bytes(testing::ElfSpec().so("libopen-pal.so.13")), 0644);
+  EXPECT_EQ(facts_of(img).mpis.size(), 2u);
+}
+
 TEST(GatherFacts, NgcLikeWithoutInstallerUsesBaseStack) {
   testing::NgcOptions o;
   o.installer = false;

@@ -104,6 +104,24 @@ LoaderOrder resolve_library(const MergedTree& tree, const std::string& name,
   return order;
 }
 
+std::vector<LoaderCandidate> preloaded(const MergedTree& tree, std::string_view value,
+                                       std::string_view prefix,
+                                       const std::vector<std::string>& ld_library_path,
+                                       const std::vector<SearchDir>& conf) {
+  std::vector<LoaderCandidate> out;
+  size_t b = 0;
+  while (b < value.size()) {
+    size_t e = value.find_first_of(" :", b);
+    if (e == std::string_view::npos) e = value.size();
+    std::string entry(value.substr(b, e - b));
+    b = e + 1;
+    if (entry.empty() || !entry.substr(entry.rfind('/') + 1).starts_with(prefix)) continue;
+    LoaderOrder o = resolve_library(tree, entry, ld_library_path, conf);
+    if (const auto* c = o.selected()) out.push_back({c->path, c->resolved, c->layer, "LD_PRELOAD"});
+  }
+  return out;
+}
+
 std::vector<std::string> nccl_net_plugin_names(const std::optional<std::string>& value) {
   if (!value) return {"libnccl-net.so"};
   // A comma-separated list since NCCL 2.2x; "none" disables external plugins

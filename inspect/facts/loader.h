@@ -35,6 +35,15 @@ LoaderOrder resolve_library(const MergedTree& tree, const std::string& name,
                             const std::vector<std::string>& ld_library_path, const std::vector<SearchDir>& conf,
                             const Requester* req = nullptr);
 
+/// The LD_PRELOAD objects (`value`: entries separated by spaces or colons)
+/// whose file name starts with `prefix`, as candidates that come before any
+/// search: ld.so(8) loads them first. An entry without '/' is searched like
+/// a DT_NEEDED name; one that is not in the image is left out.
+std::vector<LoaderCandidate> preloaded(const MergedTree& tree, std::string_view value,
+                                       std::string_view prefix,
+                                       const std::vector<std::string>& ld_library_path,
+                                       const std::vector<SearchDir>& conf);
+
 /// The names NCCL dlopens for NCCL_NET_PLUGIN, in its order
 /// (NVIDIA/nccl v2.30.7-1 src/plugin/plugin_open.cc openPluginLib): unset
 /// -> "libnccl-net.so"; "none" -> nothing; else for each comma-separated

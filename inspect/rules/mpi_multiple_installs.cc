@@ -17,6 +17,10 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
     else if (m.origin != "efa-installer")
       others_are_installer = false;
   }
+  // The installer lays down /opt/amazon/openmpi and /opt/amazon/openmpi5
+  // together (domain.md §1, §3); with no other Open MPI beside them there is
+  // no base MPI to mix them with (pitfall ④ is about NGC's).
+  if (!ngc && others_are_installer) return;
   std::string msg = std::to_string(mpis.size()) + " Open MPI installations: " + list;
   // Seed 002 pitfall ④: the installer lays down /opt/amazon/openmpi* beside
   // NGC's /usr/local/mpi; that is expected as long as nothing selects it
@@ -38,7 +42,8 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
 const ImageRule kMpiMultipleInstalls{
     {"mpi-multiple-installs", Severity::Warning,
      "more than one Open MPI installation (when the extra ones are the EFA installer's "
-     "/opt/amazon/openmpi* beside NGC's, the message says that this is expected)",
+     "/opt/amazon/openmpi* beside NGC's, the message says that this is expected; the installer's own "
+     "/opt/amazon/openmpi and /opt/amazon/openmpi5 alone are no finding)",
      "do not layer another Open MPI on the NGC image; leave NGC's MPI as is",
      "seed 002 \"Pitfall ④ — Do not layer another MPI on top of NGC Open MPI\"", "image",
      "docs/inspect.md#rules"},

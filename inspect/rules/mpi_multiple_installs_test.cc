@@ -30,6 +30,14 @@ TEST(MpiMultipleInstalls, WarnsForADistributionOpenMpiOnTop) {
   EXPECT_EQ(d[0].message, "2 Open MPI installations: /usr (4.1, distribution), /usr/local/mpi (5.0.7, ngc)");
 }
 
+// awsome-distributed-training nccl-tests.Dockerfile: a CUDA base (no MPI of
+// its own) plus the EFA installer, which lays down Open MPI 4 and 5.
+TEST(MpiMultipleInstalls, QuietForTheInstallersOwnPairOnABaseWithoutMpi) {
+  auto img = testing::ngc_image();
+  img.layer().whiteout("/usr/local/mpi");
+  EXPECT_TRUE(run_rule(kMpiMultipleInstalls, img).empty());
+}
+
 TEST(MpiMultipleInstalls, QuietWithOnlyNgcsMpi) {
   testing::NgcOptions o;
   o.installer = false;

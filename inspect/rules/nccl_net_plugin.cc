@@ -9,7 +9,13 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
   const auto& f = c.facts;
   if (!has_efa_stack(f)) return;
   auto v = f.env_value("NCCL_NET_PLUGIN");
-  if (!v || !nccl_env::plugin_is_ofi(*v)) {
+  // Seed 002's reason is what NCCL then opens: on NGC images libnccl-net.so
+  // is a different (InfiniBand) plugin. Where the name NCCL opens for this
+  // value is aws-ofi-nccl itself (its libnccl-net.so link, a source build
+  // that installs libnccl-net.so, a path to libnccl-net-ofi.so), the EFA
+  // path is taken and nothing needs changing.
+  const auto* opened = f.nccl_plugin ? f.plugin_at(f.nccl_plugin->resolved) : nullptr;
+  if ((!v || !nccl_env::plugin_is_ofi(*v)) && !(opened && opened->aws_ofi_nccl)) {
     // Unset, NCCL opens libnccl-net.so: on NGC images that name is a
     // different (InfiniBand) plugin (seed 002).
     std::string what =
@@ -32,8 +38,9 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
 
 const ImageRule kNcclNetPlugin{
     {"nccl-net-plugin", Severity::Error,
-     "NCCL_NET_PLUGIN is not 'ofi' in the final environment while an EFA stack is present, or no "
-     "libnccl-net-ofi.so is resolvable (NCCL would fall back to 'Using network Socket')",
+     "NCCL_NET_PLUGIN is not 'ofi' in the final environment while an EFA stack is present and what NCCL "
+     "opens for it (libnccl-net.so when unset) is not aws-ofi-nccl, or no libnccl-net-ofi.so is resolvable "
+     "(NCCL would fall back to 'Using network Socket')",
      "keep ENV NCCL_NET_PLUGIN=ofi and /opt/amazon/ofi-nccl/lib on LD_LIBRARY_PATH",
      "seed 002 \"Do not remove or change NCCL_NET_PLUGIN=ofi\"", "image", "docs/inspect.md#rules"},
     check};

@@ -36,5 +36,19 @@ TEST(OfiNcclNcclCompat, FiresWhenThePluginNeedsANewerNccl) {
 
 TEST(OfiNcclNcclCompat, QuietOnNgcLikeImage) { EXPECT_TRUE(run_rule(kOfiNcclNcclCompat, testing::ngc_image()).empty()); }
 
+// The base's apt NCCL is too old for the plugin, but the image preloads a
+// newer one (LD_PRELOAD=/opt/nccl/build/lib/libnccl.so, as
+// awsome-distributed-training's nccl-tests.Dockerfile does): no finding.
+TEST(OfiNcclNcclCompat, JudgesTheLdPreloadedNccl) {
+  testing::NgcOptions o;
+  o.nccl = "2.15.5";
+  auto img = testing::ngc_image(o);
+  ASSERT_EQ(run_rule(kOfiNcclNcclCompat, img).size(), 1u);
+  img.layer().file("/opt/nccl/build/lib/libnccl.so.2.27.7",
+                   testing::elf_bytes(testing::ElfSpec().so("libnccl.so.2")), 0755);
+  testing::set_env(img, "LD_PRELOAD", "/opt/nccl/build/lib/libnccl.so.2.27.7");
+  EXPECT_TRUE(run_rule(kOfiNcclNcclCompat, img).empty());
+}
+
 }  // namespace
 }  // namespace trainimg::inspect::rules

@@ -20,19 +20,27 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
   std::string why;
   for (const auto& p : f.plugins) {
     if (!p.aws_ofi_nccl || p.path == loaded->path) continue;
-    if (!p.version.empty() && !loaded->version.empty() && compare_versions(p.version, loaded->version) > 0 &&
-        (!better || compare_versions(p.version, better->version) > 0)) {
+    // Releases only: a source build says "1.16.3-aws", the installer's
+    // package "1.16.3-1", the same plugin (same_release).
+    if (!p.version.empty() && !loaded->version.empty() &&
+        compare_versions(release_of(p.version), release_of(loaded->version)) > 0 &&
+        (!better || compare_versions(release_of(p.version), release_of(better->version)) > 0)) {
       better = &p;
       why = "newer " + p.version + " at " + p.path;
     }
   }
-  // The installer's copy wins over anything else the base left behind.
+  // The installer's copy wins over anything else the base left behind, unless
+  // both versions are known and the loaded one is not older (a plugin built
+  // from source after the installer, as awsome-distributed-training's
+  // nccl-tests.Dockerfile does into /opt/aws-ofi-nccl: seed 002's worry is
+  // "older-version libraries").
   if (!better && f.installer && f.installer->package(facts::is_ofi_nccl_package) &&
       !loaded->path.starts_with("/opt/amazon/ofi-nccl/"))
     for (const auto& p : f.plugins)
-      if (p.aws_ofi_nccl && p.path.starts_with("/opt/amazon/ofi-nccl/")) {
+      if (p.aws_ofi_nccl && p.path.starts_with("/opt/amazon/ofi-nccl/") &&
+          (p.version.empty() || loaded->version.empty())) {
         better = &p;
-        why = "the EFA installer's copy at " + p.path;
+        why = "EFA installer's copy at " + p.path;
         break;
       }
   if (!better) return;
@@ -48,7 +56,7 @@ void check(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out)
 const ImageRule kOfiNcclShadowed{
     {"ofi-nccl-shadowed", Severity::Error,
      "the plugin NCCL would load for `NCCL_NET_PLUGIN` is older than another aws-ofi-nccl copy, or not the "
-     "installer's copy (e.g. the base's older plugin first in the path)",
+     "installer's copy when either version is unknown (e.g. the base's older plugin first in the path)",
      "ENV LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH} after the "
      "installer",
      "seed 002 \"Pitfall ③ — LD_LIBRARY_PATH\"", "image", "docs/inspect.md#rules"},
