@@ -15,6 +15,7 @@ namespace {
 // Above this many unread bytes the write callback pauses the transfer, so
 // memory stays bounded whatever the response size (a 25 GB image export).
 constexpr size_t kHighWater = 1 << 20;
+constexpr long kReceiveBuffer = 512L << 10;
 // An error body is a short JSON message; anything beyond this is dropped.
 constexpr size_t kMaxErrorBody = 64 << 10;
 
@@ -56,6 +57,9 @@ Transfer::Transfer(Request req) : req_(std::move(req)) {
   setopt(h, CURLOPT_HEADERFUNCTION, &Transfer::on_header);
   setopt(h, CURLOPT_HEADERDATA, this);
   setopt(h, CURLOPT_USERAGENT, "trainimg");
+  // Big reads from the socket: an export or image stream is gigabytes, and
+  // curl's 16 KiB default costs a recv and a write callback per 16 KiB.
+  setopt(h, CURLOPT_BUFFERSIZE, kReceiveBuffer);
   for (const auto& line : req_.headers) {
     curl_slist* next = curl_slist_append(header_list_.get(), line.c_str());
     if (!next) throw Error("unix://" + req_.socket_path, "libcurl: out of memory");
