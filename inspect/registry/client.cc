@@ -225,6 +225,7 @@ struct Client::Impl {
     setopt(h, CURLOPT_PROTOCOLS_STR, allow_http ? "http,https" : "https");
     setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, allow_http ? "http,https" : "https");
     setopt(h, CURLOPT_USERAGENT, "trainimg");
+    setopt(h, CURLOPT_BUFFERSIZE, 512L << 10);  // blobs are gigabytes: fewer, bigger reads than 16 KiB
     setopt(h, CURLOPT_ACCEPT_ENCODING, "");
     setopt(h, CURLOPT_HTTP_CONTENT_DECODING, 0L);
     if (!ca.empty()) {
