@@ -176,6 +176,9 @@ class ImportVsEnroot : public ::testing::Test {
     if (!have_docker()) GTEST_SKIP() << "needs a running dockerd at /var/run/docker.sock";
     ::umask(022);
     img_ = fixture();
+    // A tag of this process's own: ctest runs the tests of this fixture in
+    // parallel, and one's TearDown (docker rmi) must not remove the other's image.
+    img_.tag = "trainimg-import-fixture:" + std::to_string(::getpid());
     archive_ = tmp_ / "img.tar";
     inspect::testing::write_docker_archive(img_, archive_, inspect::testing::ArchiveLayout::Legacy);
     ASSERT_EQ(sh("docker load -q -i " + archive_ + " >/dev/null").rc, 0);
