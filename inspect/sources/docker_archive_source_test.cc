@@ -158,10 +158,20 @@ TEST(DockerArchiveHostile, DotDotTraversalIsRefusedNamingTheMember) {
   expect_error(tmp / "bad.tar", "member 'a/../../etc/passwd' (header at tar offset 1024): path traversal");
 }
 
-TEST(DockerArchiveHostile, AbsoluteMemberNameIsRefused) {
+// Docker accepts a layer whose member names are absolute (it joins the
+// cleaned name under the layer's root): so does the reader, at the same path.
+TEST(DockerArchiveHostile, AbsoluteMemberNamesAreReadUnderTheRootAsDockerDoes) {
   TempDir tmp;
-  write_one_layer(tmp, LayerSpec{}.raw(named("/etc/passwd")));
-  expect_error(tmp / "bad.tar", "absolute member name");
+  write_one_layer(tmp, LayerSpec{}
+                           .raw(named("/etc/passwd"))
+                           .raw(named("/../../opt/x"))
+                           .raw(named("/etc/shadow", EntryType::Hardlink, "/etc/passwd")));
+  auto src = open_docker_archive_source(tmp / "bad.tar");
+  MergedTree t = tree_of(*src);
+  ASSERT_TRUE(t.lookup("/etc/passwd"));
+  EXPECT_TRUE(t.lookup("/opt/x"));  // a rooted '..' stays at the root
+  ASSERT_TRUE(t.lookup("/etc/shadow"));
+  EXPECT_FALSE(t.lookup("/x"));
 }
 
 TEST(DockerArchiveHostile, HardLinkToMissingTargetIsRefused) {

@@ -155,10 +155,10 @@ std::optional<std::string> safe_member_path(const std::string& raw, std::string&
     why = "empty member name";
     return std::nullopt;
   }
-  if (raw[0] == '/') {
-    why = "absolute member name";
-    return std::nullopt;
-  }
+  // Docker's layer extraction cleans the name and joins it under the layer's
+  // root: an absolute name is read relative to it, and '..' cannot climb
+  // above a rooted name (GNU tar, enroot's extractor, strips the '/' too).
+  if (raw[0] == '/') return normalize_path(raw);
   int depth = 0;
   size_t start = 0;
   while (start <= raw.size()) {
