@@ -23,6 +23,10 @@ std::string_view trim(std::string_view s);
 /// Throws trainimg::Error "file:line:col: message" showing `line_text`.
 [[noreturn]] void fail_at(const std::string& file, int line, int column, std::string_view line_text,
                           const std::string& message, const std::string& hint = {});
+/// `line` without the labels launchers put in front of each output line:
+/// srun --label ("0: ", " 12: ") and mpirun --tag-output ("[1,0]<stdout>:"),
+/// repeated. Returns a view into `line`.
+std::string_view strip_label(std::string_view line);
 /// Parses a whole-string decimal integer (sign allowed); nullopt otherwise.
 std::optional<long long> to_int(std::string_view s);
 
