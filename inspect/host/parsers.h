@@ -83,6 +83,11 @@ std::vector<std::string> parse_showhold(std::string_view text);
 /// Whether the held packages include the kernel: a `linux-image*`,
 /// `linux-modules*` or `linux-aws*` package.
 bool kernel_is_held(const std::vector<std::string>& held);
+/// Whether an NCCL `Using network NAME` is the aws-ofi-nccl plugin:
+/// "Libfabric", "AWS Libfabric" (1.11.0 and earlier, or NCCL_NET="AWS
+/// Libfabric") or "OFI" (NCCL_NET=OFI).
+bool is_libfabric(std::string_view network);
+
 /// `lfs --version` ("lfs 2.15.6").
 std::optional<std::string> parse_lfs_version(std::string_view text);
 
