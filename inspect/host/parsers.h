@@ -54,8 +54,11 @@ struct InfinibandDevices {
   std::vector<std::string> efa;        ///< rdmap*
   std::vector<std::string> connectx;   ///< mlx5_*, ibp* (ConnectX-7, ignored)
   std::vector<std::string> other;
+  /// The output was a number alone: seed 000's `ls … | grep -c rdmap`.
+  std::optional<int> counted;
 };
-/// `ls /sys/class/infiniband/` (names separated by whitespace).
+/// `ls /sys/class/infiniband/` (names separated by whitespace; `ls -l`
+/// lines give the name before ` -> `).
 InfinibandDevices parse_infiniband(std::string_view text);
 
 /// The distinct devices behind the `domain:` values of `fi_info -p efa -t
