@@ -104,6 +104,22 @@ TEST(NcclLog, ANetworkNameIsOneWord) {
   EXPECT_EQ(parse_nccl_log(text).processes.at(0).network, "Socket");
 }
 
+// NCCL 2.26+ prepends "[%F %T] " with NCCL_DEBUG_TIMESTAMP_LEVELS=INFO;
+// CloudWatch and srun add their own prefixes; mpirun --tag-output too.
+TEST(NcclLog, ReadsLinesBehindTimestampsAndLauncherLabels) {
+  std::string text =
+      "[2026-12-04 17:00:00] 0: p5-1:7:7 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa "
+      "(found 32 nics)\n"
+      "2026-12-04T17:00:00.479Z | p5-1:7:7 [0] NCCL INFO Using network Libfabric\n"
+      "[1,1]<stdout>:p5-2:9:9 [1] NCCL INFO Using network Libfabric\n";
+  NcclLog log = parse_nccl_log(text);
+  ASSERT_EQ(log.processes.size(), 2u);
+  EXPECT_EQ(log.processes[0].host, "p5-1");
+  EXPECT_EQ(log.processes[0].nics, 32);
+  EXPECT_EQ(log.processes[0].network, "Libfabric");
+  EXPECT_EQ(log.processes[1].host, "p5-2");
+}
+
 // Found by fuzz_host: a count no int holds threw std::out_of_range out of
 // the parser; it is no count NCCL printed, so it is left unknown.
 TEST(NcclLog, ANicCountNoIntHoldsIsUnknownNotAThrow) {
