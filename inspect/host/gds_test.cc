@@ -45,6 +45,16 @@ TEST(GdscheckOnSeedFixture, CompatOnlyExascalerFails) {
                           "Lustre, only CPU compat mode [gdscheck]"));
 }
 
+// Written in the layout of gdscheck before the per-mode lists (GDS 1.14,
+// CRLF, a log warning first): "DDN EXAScaler : Supported" is the nvfs path.
+TEST(Gdscheck, TheOlderSupportedSpellingIsTheNvfsPath) {
+  auto g = parse_gdscheck(read_fixture("gds/gdscheck-old-supported.txt"));
+  EXPECT_EQ(g.nvidia_fs_version, "2.25");
+  EXPECT_EQ(g.nvidia_fs_min, std::nullopt);
+  EXPECT_EQ(g.gpus.size(), 2u);
+  EXPECT_THAT(gdscheck("gdscheck-old-supported.txt").findings, IsEmpty());
+}
+
 TEST(GdscheckOnSeedFixture, AGpuWithoutGdsFails) {
   EXPECT_THAT(located(gdscheck("gdscheck-gpu-without-gds.txt").findings),
               ElementsAre("gdscheck-gpu-without-gds.txt:17:1: ③ GPU index 5 does not report `supports GDS` [gdscheck]"));

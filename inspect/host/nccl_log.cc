@@ -9,9 +9,17 @@
 
 namespace trainimg::host {
 
+// aws-ofi-nccl 1.11.0 and earlier named its plugin "AWS Libfabric"; later
+// releases answer to "Libfabric", and take "AWS Libfabric" or "OFI" from
+// NCCL_NET (nvidia_plugin_name_fixup in aws-ofi-nccl's plugin interface).
+bool is_libfabric(std::string_view network) {
+  return network == "Libfabric" || network == "AWS Libfabric" || network == "OFI";
+}
+
 NcclLog parse_nccl_log(std::string_view text) {
   static const std::regex kPrefix(R"(([^\s:]+):(\d+):(\d+) \[[^\]]*\] NCCL (INFO|WARN) (.*)$)");
-  static const std::regex kNetwork(R"(^Using network (\S+))");
+  // One word, or two for "AWS Libfabric".
+  static const std::regex kNetwork(R"(^Using network ((?:AWS )?\S+))");
   static const std::regex kProvider(R"(NET/OFI Selected [Pp]rovider is ([^,\s(]+)(?:, fabric is ([^\s(]+))?.*\(found (\d+) nics\))");
   NcclLog log;
   std::map<std::string, size_t> index;
@@ -37,7 +45,7 @@ NcclLog parse_nccl_log(std::string_view text) {
     std::smatch mm;
     if (std::regex_search(msg, mm, kNetwork)) {
       // The first "Using network" decides the transport; keep the first bad one.
-      if (!p.network || *p.network == "Libfabric") {
+      if (!p.network || is_libfabric(*p.network)) {
         p.network = mm[1].str();
         p.network_line = n;
       }

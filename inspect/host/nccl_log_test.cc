@@ -79,6 +79,47 @@ TEST(NcclLog, AcceptsTheOlderProviderLine) {
   EXPECT_THAT(out.findings, IsEmpty());
 }
 
+// aws-ofi-nccl 1.11.0 and earlier registered its plugin as "AWS Libfabric"
+// (public NCCL_DEBUG logs of p4d nodes: "Using network AWS Libfabric"); later
+// releases take that name or "OFI" from NCCL_NET: the same Libfabric path.
+TEST(NcclLog, TheOlderAwsLibfabricPluginNameIsLibfabric) {
+  std::string text =
+      "algo-1:18:18 [0] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)\n"
+      "algo-1:18:18 [0] NCCL INFO Using non-device net plugin version 0\n"
+      "algo-1:18:18 [0] NCCL INFO Using network AWS Libfabric\n";
+  NcclLog log = parse_nccl_log(text);
+  ASSERT_EQ(log.processes.size(), 1u);
+  EXPECT_EQ(log.processes[0].network, "AWS Libfabric");
+  auto out = check_nccl_log(log, text, "l", 4);
+  EXPECT_THAT(out.findings, IsEmpty());
+  EXPECT_EQ(out.text_facts[1].second, "1/1");
+  std::string ofi =
+      "h:1:1 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa (found 4 nics)\n"
+      "h:1:1 [0] NCCL INFO Using network OFI\n";
+  EXPECT_THAT(check_nccl_log(parse_nccl_log(ofi), ofi, "l", 4).findings, IsEmpty());
+}
+
+TEST(NcclLog, ANetworkNameIsOneWord) {
+  std::string text = "h:1:1 [0] NCCL INFO Using network Socket \r\n";
+  EXPECT_EQ(parse_nccl_log(text).processes.at(0).network, "Socket");
+}
+
+// NCCL 2.26+ prepends "[%F %T] " with NCCL_DEBUG_TIMESTAMP_LEVELS=INFO;
+// CloudWatch and srun add their own prefixes; mpirun --tag-output too.
+TEST(NcclLog, ReadsLinesBehindTimestampsAndLauncherLabels) {
+  std::string text =
+      "[2026-12-04 17:00:00] 0: p5-1:7:7 [0] NCCL INFO NET/OFI Selected provider is efa, fabric is efa "
+      "(found 32 nics)\n"
+      "2026-12-04T17:00:00.479Z | p5-1:7:7 [0] NCCL INFO Using network Libfabric\n"
+      "[1,1]<stdout>:p5-2:9:9 [1] NCCL INFO Using network Libfabric\n";
+  NcclLog log = parse_nccl_log(text);
+  ASSERT_EQ(log.processes.size(), 2u);
+  EXPECT_EQ(log.processes[0].host, "p5-1");
+  EXPECT_EQ(log.processes[0].nics, 32);
+  EXPECT_EQ(log.processes[0].network, "Libfabric");
+  EXPECT_EQ(log.processes[1].host, "p5-2");
+}
+
 // Found by fuzz_host: a count no int holds threw std::out_of_range out of
 // the parser; it is no count NCCL printed, so it is left unknown.
 TEST(NcclLog, ANicCountNoIntHoldsIsUnknownNotAThrow) {

@@ -4,6 +4,7 @@
 // "# Out of bounds values : N OK|FAILED" and "# Avg bus bandwidth : X".
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <limits>
 
 #include "inspect/host/parsers.h"
@@ -46,6 +47,16 @@ double to_double(const Tok& t, std::string_view line, int n, const std::string& 
   return v;
 }
 
+// A #wrong count: nccl-tests prints it with %6g, so 1000000 is "1e+06".
+std::optional<long long> to_count(std::string_view s) {
+  if (auto v = to_int(s)) return v;
+  double d = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+  if (ec != std::errc() || p != s.data() + s.size() || !(d >= 0) || d > 9.2e18 || d != std::floor(d))
+    return std::nullopt;
+  return static_cast<long long>(d);
+}
+
 }  // namespace
 
 NcclTests parse_nccl_tests(std::string_view text, const std::string& file) {
@@ -55,9 +66,13 @@ NcclTests parse_nccl_tests(std::string_view text, const std::string& file) {
   for (int i = 0; i < static_cast<int>(lines.size()); ++i)
     if (!trim(lines[i]).empty()) last_nonempty = i + 1;
   std::vector<std::string> header;  // column names without '#'
+  size_t oop_begin = 0, oop_end = 0;  // the out-of-place group [time, next time)
   int n = 0;
-  for (auto line : lines) {
+  for (auto full_line : lines) {
     ++n;
+    // srun --label / mpirun --tag-output prefixes; columns stay those of the file.
+    std::string_view line = strip_label(full_line);
+    const int shift = static_cast<int>(line.data() - full_line.data());
     auto tr = trim(line);
     if (tr.empty()) continue;
     if (tr.front() == '#') {
@@ -66,37 +81,64 @@ NcclTests parse_nccl_tests(std::string_view text, const std::string& file) {
       if (toks.size() >= 3 && toks[0].text == "size" && toks[1].text == "count") {
         header.clear();
         for (auto& k : toks) header.emplace_back(k.text);
+        oop_begin = oop_end = 0;
+        for (size_t i = 0; i < header.size(); ++i)
+          if (header[i] == "time" || header[i] == "cputime") {
+            if (oop_begin == 0)
+              oop_begin = i;
+            else if (oop_end == 0)
+              oop_end = i;
+          }
       } else if (body.starts_with("Out of bounds values")) {
         size_t colon = body.find(':');
         auto rest = tokens(body.substr(colon == std::string_view::npos ? body.size() : colon + 1));
         if (!rest.empty()) {
           auto v = to_int(rest[0].text);
-          if (!v) fail_at(file, n, 1, line, "`Out of bounds values` is \"" + std::string(rest[0].text) + "\", not a count");
-          t.out_of_bounds = *v;
-          t.out_of_bounds_line = n;
+          if (!v)
+            fail_at(file, n, 1, full_line,
+                    "`Out of bounds values` is \"" + std::string(rest[0].text) + "\", not a count");
+          // Several runs saved into one file: a later "0 OK" must not hide
+          // an earlier failure.
+          if (!t.out_of_bounds || *v > *t.out_of_bounds) {
+            t.out_of_bounds = *v;
+            t.out_of_bounds_line = n;
+          }
         }
       } else if (body.starts_with("Avg bus bandwidth")) {
         size_t colon = body.find(':');
         auto rest = tokens(body.substr(colon == std::string_view::npos ? body.size() : colon + 1));
         if (!rest.empty()) {
           Tok tk = rest[0];
-          tk.column = static_cast<int>(line.find(tk.text)) + 1;
-          t.avg_busbw = to_double(tk, line, n, file);
+          tk.column = static_cast<int>(full_line.find(tk.text)) + 1;
+          t.avg_busbw = to_double(tk, full_line, n, file);
         }
       }
       continue;
     }
     auto toks = tokens(line);
+    for (auto& tk : toks) tk.column += shift;
     if (header.empty() || !is_number_start(toks[0].text)) continue;  // other tools' chatter
-    if (toks.size() != header.size()) {
-      if (n == last_nonempty && toks.size() < header.size()) {
+    // -T (report_timestamps) adds a "timestamp" column printed as two words.
+    const size_t expected = header.size() + (header.back() == "timestamp" ? 1 : 0);
+    // Trace replay leaves the out-of-place group blank: the row holds only
+    // the in-place one, so the tokens map past the out-of-place columns.
+    const size_t oop_width = oop_end > oop_begin ? oop_end - oop_begin : 0;
+    bool in_place_only = oop_width > 0 && toks.size() + oop_width == expected;
+    if (in_place_only) {  // the blank group is a wide gap; a cut-off row has none
+      const Tok& before = toks[oop_begin - 1];
+      in_place_only = toks[oop_begin].column - (before.column + static_cast<int>(before.text.size())) >= 20;
+    }
+    if (toks.size() != expected && !in_place_only) {
+      if (n == last_nonempty && toks.size() < expected) {
         t.truncated_row = true;
         t.truncated_line = n;
         continue;
       }
-      fail_at(file, n, toks.back().column, line,
-              "row has " + std::to_string(toks.size()) + " columns, the header names " + std::to_string(header.size()));
+      fail_at(file, n, toks.back().column, full_line,
+              "row has " + std::to_string(toks.size()) + " columns, the header names " +
+                  std::to_string(expected));
     }
+    if (in_place_only) toks.insert(toks.begin() + static_cast<long>(oop_begin), oop_width, Tok{"", 0});
     NcclTestsRow r;
     r.line = n;
     int busbw_seen = 0, wrong_seen = 0;
@@ -105,23 +147,29 @@ NcclTests parse_nccl_tests(std::string_view text, const std::string& file) {
       const Tok& tk = toks[i];
       if (h == "size" || h == "count") {
         if (tk.text.find(',') != std::string_view::npos || tk.text.find('.') != std::string_view::npos)
-          fail_at(file, n, tk.column, line, "size \"" + std::string(tk.text) + "\" has a separator (localised output?)",
+          fail_at(file, n, tk.column, full_line,
+                  "size \"" + std::string(tk.text) + "\" has a separator (localised output?)",
                   "run nccl-tests with LC_ALL=C and save its output unchanged");
         auto v = to_int(tk.text);
-        if (!v) fail_at(file, n, tk.column, line, "\"" + std::string(tk.text) + "\" is not a whole number");
+        if (!v)
+          fail_at(file, n, tk.column, full_line, "\"" + std::string(tk.text) + "\" is not a whole number");
         (h == "size" ? r.size : r.count) = *v;
+      } else if (tk.text.empty()) {  // the blank out-of-place group of an in-place-only row
+        busbw_seen += h == "busbw";
+        wrong_seen += h == "#wrong";
       } else if (h == "busbw") {
-        double v = to_double(tk, line, n, file);
+        double v = to_double(tk, full_line, n, file);
         (busbw_seen++ == 0 ? r.oop_busbw : r.ip_busbw) = v;
       } else if (h == "#wrong") {
         std::optional<long long> w;
-        if (tk.text != "N/A") {
-          w = to_int(tk.text);
-          if (!w) fail_at(file, n, tk.column, line, "#wrong \"" + std::string(tk.text) + "\" is not a count");
+        if (!tk.text.empty() && tk.text != "N/A") {
+          w = to_count(tk.text);
+          if (!w)
+            fail_at(file, n, tk.column, full_line, "#wrong \"" + std::string(tk.text) + "\" is not a count");
         }
         (wrong_seen++ == 0 ? r.oop_wrong : r.ip_wrong) = w;
       } else if (h == "time" || h == "algbw") {
-        to_double(tk, line, n, file);  // validated: a mangled number is unreadable input
+        to_double(tk, full_line, n, file);  // validated: a mangled number is unreadable input
       }
     }
     t.rows.push_back(r);

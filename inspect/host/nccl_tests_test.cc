@@ -96,6 +96,98 @@ TEST(NcclTests, NoRowsIsAFinding) {
             "no nccl-tests result rows (no `# size count …` header followed by rows)");
 }
 
+// Written in the layout of nccl-tests' writeResultHeader/writeBenchmarkLine*
+// (NVIDIA/nccl-tests src/util.cu), one variant per option that changes it.
+const char kHeader[] =
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+    "busbw #wrong\n"
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+    "(GB/s)       \n";
+const char kFooter[] = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 12.5 \n";
+
+TEST(NcclTests, ReadsRowsBehindSrunAndMpirunLabels) {
+  std::string text = std::string("0: # nThread 1 nGpus 1 minBytes 8 maxBytes 1024\n") +
+                     "0: #       size         count      type   redop    root     time   algbw   busbw "
+                     "#wrong     time   algbw   busbw #wrong\n"
+                     "0:         1024           256     float     sum      -1    20.00    0.05    0.09      "
+                     "0    19.00    0.05    0.10      0\n"
+                     "[1,0]<stdout>:      2048           512     float     sum      -1    20.00    0.10    "
+                     "0.18      0    19.00    0.11    0.19      0\n"
+                     "0: # Out of bounds values : 0 OK\n"
+                     "0: # Avg bus bandwidth    : 0.14 \n";
+  NcclTests t = parse_nccl_tests(text, "f");
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.rows[1].size, 2048);
+  EXPECT_DOUBLE_EQ(t.rows[1].ip_busbw, 0.19);
+  EXPECT_EQ(t.out_of_bounds, 0);
+  EXPECT_DOUBLE_EQ(*t.avg_busbw, 0.14);
+}
+
+TEST(NcclTests, ATimestampColumnHoldsTwoWords) {
+  std::string text =
+      "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw "
+      "  busbw #wrong           timestamp\n"
+      "        1024           256     float     sum      -1    20.00    0.05    0.09      0    19.00    0.05 "
+      "   0.10      0 2026-12-04 17:00:01\n" +
+      std::string(kFooter);
+  NcclTests t = parse_nccl_tests(text, "f");
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(t.rows[0].ip_busbw, 0.10);
+}
+
+TEST(NcclTests, AWrongCountPrintedWithAnExponentIsACount) {
+  // %6g prints 1000000 wrong elements as "1e+06".
+  std::string text = std::string(kHeader) +
+                     "        1024           256     float     sum      -1    20.00    0.05    0.09  1e+06   "
+                     " 19.00    0.05    0.10      0\n" +
+                     kFooter;
+  NcclTests t = parse_nccl_tests(text, "f");
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_EQ(t.rows[0].oop_wrong, 1000000);
+}
+
+TEST(NcclTests, AnInPlaceOnlyRowFillsTheInPlaceGroup) {
+  // Trace replay prints blanks for the out-of-place group.
+  std::string text = std::string(kHeader) +
+                     "        1024           256     float     sum      -1                                   "
+                     " 19.00    0.05    0.10      0\n" +
+                     kFooter;
+  NcclTests t = parse_nccl_tests(text, "f");
+  ASSERT_EQ(t.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(t.rows[0].ip_busbw, 0.10);
+  EXPECT_DOUBLE_EQ(t.rows[0].oop_busbw, 0);
+  EXPECT_EQ(t.rows[0].ip_wrong, 0);
+  EXPECT_FALSE(t.rows[0].oop_wrong.has_value());
+}
+
+TEST(NcclTests, TheOldErrorColumnAndCputimeHeadersAreRead) {
+  std::string text =
+      "#       size         count      type   redop     time   algbw   busbw  error     time   algbw   busbw "
+      " error\n"
+      "        1024           256     float     sum    20.00    0.05    0.09  0e+00    19.00    0.05    0.10 "
+      " 0e+00\n"
+      "#       size         count      type   redop    root  cputime   algbw   busbw #wrong  cputime   algbw "
+      "  busbw #wrong\n"
+      "        2048           512     float     sum      -1    20.00    0.10    0.18    N/A    19.00    0.11 "
+      "   0.19    N/A\n" +
+      std::string(kFooter);
+  NcclTests t = parse_nccl_tests(text, "f");
+  ASSERT_EQ(t.rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.rows[1].oop_busbw, 0.18);
+}
+
+TEST(NcclTests, ALaterCleanRunDoesNotHideAnEarlierFailure) {
+  std::string row =
+      "        1024           256     float     sum      -1    20.00    0.05    0.09      0    19.00    0.05 "
+      "   0.10      0\n";
+  std::string text = std::string(kHeader) + row +
+                     "# Out of bounds values : 4 FAILED\n# Avg bus bandwidth    : 0.1 \n" + kHeader + row +
+                     "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0.1 \n";
+  NcclTests t = parse_nccl_tests(text, "f");
+  EXPECT_EQ(t.out_of_bounds, 4);
+  EXPECT_EQ(t.out_of_bounds_line, 4);
+}
+
 TEST(Sizes, ParseAndFormatLikeTheSeeds) {
   EXPECT_EQ(parse_size("1M"), 1048576);
   EXPECT_EQ(parse_size("10G"), 10737418240LL);

@@ -36,6 +36,13 @@ std::pair<std::string, std::string> split_package(std::string_view tok) {
   return {std::string(tok), ""};
 }
 
+// Before rdma-core's predictable names (rdmapXsY) the EFA driver named its
+// devices efa_0, efa_1, … (libfabric issue #5689: "domain: efa_0-rdm").
+bool is_old_efa_name(std::string_view name) {
+  return starts_with(name, "efa_") && name.size() > 4 &&
+         name.find_first_not_of("0123456789", 4) == std::string_view::npos;
+}
+
 }  // namespace
 
 EfaManifest parse_efa_manifest(std::string_view text) {
@@ -79,28 +86,57 @@ EfaManifest parse_efa_manifest(std::string_view text) {
 
 InfinibandDevices parse_infiniband(std::string_view text) {
   InfinibandDevices d;
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find_first_of(" \t\r\n", pos);
-    std::string_view name = text.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
-    if (!name.empty()) {
-      d.all.emplace_back(name);
-      if (starts_with(name, "rdmap")) d.efa.emplace_back(name);
-      else if (starts_with(name, "mlx5_") || starts_with(name, "ibp")) d.connectx.emplace_back(name);
-      else d.other.emplace_back(name);
+  if (auto only = first_line(text); only && split_lines(trim(text)).size() == 1) {
+    if (auto n = to_int(*only); n && *n >= 0 && *n <= 4096) {
+      d.counted = static_cast<int>(*n);
+      return d;
     }
-    if (end == std::string_view::npos) break;
-    pos = end + 1;
+  }
+  auto add = [&d](std::string_view name) {
+    d.all.emplace_back(name);
+    if (starts_with(name, "rdmap") || is_old_efa_name(name))
+      d.efa.emplace_back(name);
+    else if (starts_with(name, "mlx5_") || starts_with(name, "ibp"))
+      d.connectx.emplace_back(name);
+    else
+      d.other.emplace_back(name);
+  };
+  for (auto line : split_lines(text)) {
+    auto t = trim(line);
+    if (t.empty() || t.starts_with("total ")) continue;
+    if (size_t arrow = t.find(" -> "); arrow != std::string_view::npos) {  // ls -l: "… NAME -> TARGET"
+      auto head = trim(t.substr(0, arrow));
+      size_t sp = head.find_last_of(" \t");
+      add(sp == std::string_view::npos ? head : head.substr(sp + 1));
+      continue;
+    }
+    size_t pos = 0;
+    while (pos < t.size()) {
+      size_t end = t.find_first_of(" \t", pos);
+      std::string_view name =
+          t.substr(pos, end == std::string_view::npos ? std::string_view::npos : end - pos);
+      if (!name.empty()) add(name);
+      if (end == std::string_view::npos) break;
+      pos = end + 1;
+    }
   }
   return d;
 }
 
 std::vector<std::string> parse_fi_info_domains(std::string_view text) {
   std::set<std::string> domains;
+  bool in_domain_attr = false;  // fi_info -v: inside "fi_domain_attr:"
   for (auto line : split_lines(text)) {
     auto t = trim(line);
-    if (t.substr(0, 7) != "domain:") continue;
-    auto v = trim(t.substr(7));
+    if (t.starts_with("fi_") && t.ends_with(":")) in_domain_attr = t == "fi_domain_attr:";
+    std::string_view v;
+    if (t.starts_with("domain:"))
+      v = trim(t.substr(7));
+    else if (in_domain_attr && t.starts_with("name:"))
+      v = trim(t.substr(5));
+    else
+      continue;
+    if (v.starts_with("0x") || v == "(nil)") continue;  // fi_info -v: the domain pointer
     // libfabric 2.x lists one device under the efa fabric ("rdmap79s0-rdm")
     // and again under efa-direct ("rdmap79s0"): count devices, not spellings.
     for (std::string_view suffix : {"-rdm", "-dgrm"})

@@ -56,7 +56,10 @@ NvfsStats parse_nvfs_stats(std::string_view text, const std::string& file) {
       if (end == std::string_view::npos) break;
       pos = end;
     }
-    s.counters[std::string(trim(line.substr(0, sep)))] = std::move(c);
+    // "IO stats: Enabled" adds a second Reads/Writes line (bandwidth,
+    // latency): merge it, keeping the first line's counts and position.
+    auto [it, fresh] = s.counters.try_emplace(std::string(trim(line.substr(0, sep))), std::move(c));
+    if (!fresh) it->second.fields.merge(c.fields);
   }
   return s;
 }

@@ -37,6 +37,21 @@ TEST(NvfsStats, AcceptsSpacedSeparatorsAndCrlf) {
   EXPECT_EQ(s.counters.at("Mmap").fields.at("munmap"), 1);
 }
 
+// With "IO stats: Enabled" the driver prints a second Reads and Writes line
+// (Bandwidth, latency) under the same name (gds-nvidia-fs nvfs-stat.c).
+TEST(NvfsStats, KeepsTheCountsWhenIoStatsAddABandwidthLine) {
+  auto s = parse_nvfs_stats(
+      "IO stats: Enabled, peer IO stats: Enabled\n"
+      "Reads\t\t\t\t: n=12 ok=11 err=1 readMiB=12 io_state_err=0\n"
+      "Reads\t\t\t\t: Bandwidth(MiB/s)=900 Avg-Latency(usec)=40\n",
+      "s");
+  const auto& reads = s.counters.at("Reads");
+  EXPECT_EQ(reads.fields.at("err"), 1);
+  EXPECT_EQ(reads.fields.at("n"), 12);
+  EXPECT_EQ(reads.fields.at("Bandwidth(MiB/s)"), 900);
+  EXPECT_EQ(reads.line, 2);
+}
+
 TEST(NvfsStatsOnSeedFixture, RefusesALocalisedCounter) {
   EXPECT_EQ(error_of([] { parse_nvfs_stats(read_fixture("gds/stats-localised.txt"), "stats-localised.txt"); }),
             "stats-localised.txt:11:20: counter value \"10.240\" is not an integer (localised number?)");

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // nvidia-smi outputs (seed 000 "Host validation", first command).
+#include <cctype>
+
 #include "inspect/host/parsers.h"
 
 namespace trainimg::host {
@@ -18,22 +20,69 @@ std::vector<std::string_view> split_csv(std::string_view line) {
 }
 }  // namespace
 
+namespace {
+// A --query-gpu field name as the csv header prints it: "index",
+// "driver_version", "memory.total [MiB]".
+bool is_field_name(std::string_view col) {
+  size_t unit = col.find(" [");
+  if (unit != std::string_view::npos) {
+    if (!col.ends_with(']')) return false;
+    col = col.substr(0, unit);
+  }
+  return !col.empty() &&
+         col.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_.") == std::string_view::npos &&
+         !std::isdigit(static_cast<unsigned char>(col.front()));
+}
+}  // namespace
+
 std::vector<Gpu> parse_nvidia_smi_csv(std::string_view text, const std::string& file) {
   std::vector<Gpu> gpus;
+  // Without a header (noheader) the columns are the documented query's.
+  size_t index_col = 0, name_col = 1, driver_col = 2, width = 3;
+  std::string expected = "3 columns (index, name, driver_version)";
   int n = 0;
-  for (auto line : split_lines(text)) {
+  bool seen_line = false;
+  for (auto full_line : split_lines(text)) {
     ++n;
-    if (trim(line).empty()) continue;
+    std::string_view line = trim(strip_label(full_line));
+    if (line.empty()) continue;
+    // nvidia-smi's whole answer when no GPU is visible (exit 6).
+    if (line == "No devices were found") continue;
     auto cols = split_csv(line);
-    if (cols.size() == 3 && cols[0] == "index") continue;  // the --format=csv header
-    if (cols.size() != 3)
-      fail_at(file, n, 1, line,
-              "expected 3 columns (index, name, driver_version), found " + std::to_string(cols.size()),
+    const bool first = !seen_line;
+    seen_line = true;
+    bool all_names = true;
+    for (auto c : cols) all_names = all_names && is_field_name(c);
+    if (first && (cols[0] == "index" || all_names)) {  // the csv header
+      if (!all_names)
+        fail_at(file, n, 1, full_line, "expected " + expected + ", found " + std::to_string(cols.size()),
+                "capture with: nvidia-smi --query-gpu=index,name,driver_version --format=csv");
+      std::optional<size_t> i, nm, d;
+      for (size_t k = 0; k < cols.size(); ++k) {
+        if (cols[k] == "index") i = k;
+        if (cols[k] == "name") nm = k;
+        if (cols[k] == "driver_version") d = k;
+      }
+      for (auto [pos, what] : {std::pair{i, "index"}, {nm, "name"}, {d, "driver_version"}})
+        if (!pos) fail_at(file, n, 1, full_line, std::string("the header has no ") + what + " column");
+      index_col = *i;
+      name_col = *nm;
+      driver_col = *d;
+      width = cols.size();
+      if (width != 3) expected = std::to_string(width) + " columns (as the header)";
+      continue;
+    }
+    if (cols.size() == 1 && !to_int(cols[0]))  // not a row: nvidia-smi says what went wrong
+      fail_at(file, n, 1, full_line, "nvidia-smi printed \"" + std::string(line) + "\" instead of a GPU row");
+    if (cols.size() != width)
+      fail_at(file, n, 1, full_line, "expected " + expected + ", found " + std::to_string(cols.size()),
               "capture with: nvidia-smi --query-gpu=index,name,driver_version --format=csv");
-    auto idx = to_int(cols[0]);
-    if (!idx) fail_at(file, n, 1, line, "GPU index \"" + std::string(cols[0]) + "\" is not a number");
-    if (cols[1].empty() || cols[2].empty()) fail_at(file, n, 1, line, "empty GPU name or driver version (truncated?)");
-    gpus.push_back({static_cast<int>(*idx), std::string(cols[1]), std::string(cols[2])});
+    auto idx = to_int(cols[index_col]);
+    if (!idx)
+      fail_at(file, n, 1, full_line, "GPU index \"" + std::string(cols[index_col]) + "\" is not a number");
+    if (cols[name_col].empty() || cols[driver_col].empty())
+      fail_at(file, n, 1, full_line, "empty GPU name or driver version (truncated?)");
+    gpus.push_back({static_cast<int>(*idx), std::string(cols[name_col]), std::string(cols[driver_col])});
   }
   return gpus;
 }
@@ -52,11 +101,17 @@ std::optional<std::string> parse_nvidia_smi_cuda_version(std::string_view text) 
 }
 
 std::optional<std::string> parse_modinfo_version(std::string_view text) {
-  for (auto line : split_lines(text)) {
+  auto lines = split_lines(text);
+  for (auto line : lines) {
     if (line.substr(0, 8) != "version:") continue;
     auto v = trim(line.substr(8));
     if (!v.empty()) return std::string(v);
   }
+  // `cat /sys/module/efa/version` or `modinfo -F version efa`: the bare version.
+  auto only = first_line(text);
+  if (only && std::isdigit(static_cast<unsigned char>(only->front())) &&
+      only->find_first_of(" \t:") == std::string::npos)
+    return only;
   return std::nullopt;
 }
 

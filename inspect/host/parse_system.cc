@@ -48,6 +48,11 @@ std::string parse_ulimit(std::string_view text, const std::string& file) {
     ++n;
     auto t = trim(line);
     if (t.empty()) continue;
+    // `ulimit -a` names each limit: "max locked memory (kbytes, -l) 8192".
+    if (t.find("(kbytes, -l)") != std::string_view::npos)
+      t = trim(t.substr(t.find(')') + 1));
+    else if (t.find(", -") != std::string_view::npos && t.find(')') != std::string_view::npos)
+      continue;  // another limit of `ulimit -a`
     if (t == "unlimited" || to_int(t)) return std::string(t);
     fail_at(file, n, 1, line, "`ulimit -l` printed \"" + std::string(t) + "\", neither \"unlimited\" nor a number");
   }

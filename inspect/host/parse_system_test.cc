@@ -43,6 +43,16 @@ TEST(Ulimit, ReadsUnlimitedOrKiB) {
   EXPECT_EQ(error_of([] { parse_ulimit("", "ulimit-l.txt"); }), "ulimit-l.txt:1:1: `ulimit -l` printed nothing");
 }
 
+// bash's `ulimit -a` names the limit: "max locked memory (kbytes, -l) 8192".
+TEST(Ulimit, ReadsTheMemlockLineOfUlimitA) {
+  EXPECT_EQ(parse_ulimit("core file size              (blocks, -c) 0\n"
+                         "max locked memory           (kbytes, -l) unlimited\n"
+                         "max memory size             (kbytes, -m) unlimited\n",
+                         "u"),
+            "unlimited");
+  EXPECT_EQ(parse_ulimit("max locked memory       (kbytes, -l) 65536\n", "u"), "65536");
+}
+
 TEST(DfOnSeedFixture, ReadsTheMountAndSize) {
   auto r = parse_df(read_fixture("p6-b200/df-nvme.txt"), "df");
   EXPECT_EQ(r.mounted_on, "/opt/dlami/nvme");

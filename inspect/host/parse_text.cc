@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Shared line handling of the probe parsers.
+#include <algorithm>
 #include <charconv>
 
 #include "common/error.h"
@@ -49,6 +50,36 @@ std::optional<long long> to_int(std::string_view s) {
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size() || s.empty()) return std::nullopt;
   return v;
+}
+
+std::string_view strip_label(std::string_view line) {
+  auto is_digit = [](char c) { return c >= '0' && c <= '9'; };
+  while (true) {
+    // srun --label: the task id, right-aligned, then ": ".
+    size_t i = line.find_first_not_of(' ');
+    size_t d = i;
+    while (d < line.size() && is_digit(line[d])) ++d;
+    if (i != std::string_view::npos && d > i && d < line.size() && line[d] == ':' &&
+        (d + 1 == line.size() || line[d + 1] == ' ' || line[d + 1] == '\t')) {
+      line.remove_prefix(std::min(line.size(), d + 2));
+      continue;
+    }
+    // mpirun --tag-output: "[job,rank]<stdout>:" (Open MPI 5 adds a space).
+    if (line.starts_with('[')) {
+      size_t close = line.find(']');
+      if (close != std::string_view::npos && close > 1 &&
+          line.substr(1, close - 1).find_first_not_of("0123456789,") == std::string_view::npos) {
+        std::string_view rest = line.substr(close + 1);
+        if (rest.starts_with("<stdout>:") || rest.starts_with("<stderr>:")) {
+          rest.remove_prefix(9);
+          if (rest.starts_with(' ')) rest.remove_prefix(1);
+          line = rest;
+          continue;
+        }
+      }
+    }
+    return line;
+  }
 }
 
 std::optional<std::string> first_line(std::string_view text) {

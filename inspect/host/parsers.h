@@ -23,6 +23,10 @@ std::string_view trim(std::string_view s);
 /// Throws trainimg::Error "file:line:col: message" showing `line_text`.
 [[noreturn]] void fail_at(const std::string& file, int line, int column, std::string_view line_text,
                           const std::string& message, const std::string& hint = {});
+/// `line` without the labels launchers put in front of each output line:
+/// srun --label ("0: ", " 12: ") and mpirun --tag-output ("[1,0]<stdout>:"),
+/// repeated. Returns a view into `line`.
+std::string_view strip_label(std::string_view line);
 /// Parses a whole-string decimal integer (sign allowed); nullopt otherwise.
 std::optional<long long> to_int(std::string_view s);
 
@@ -50,8 +54,11 @@ struct InfinibandDevices {
   std::vector<std::string> efa;        ///< rdmap*
   std::vector<std::string> connectx;   ///< mlx5_*, ibp* (ConnectX-7, ignored)
   std::vector<std::string> other;
+  /// The output was a number alone: seed 000's `ls … | grep -c rdmap`.
+  std::optional<int> counted;
 };
-/// `ls /sys/class/infiniband/` (names separated by whitespace).
+/// `ls /sys/class/infiniband/` (names separated by whitespace; `ls -l`
+/// lines give the name before ` -> `).
 InfinibandDevices parse_infiniband(std::string_view text);
 
 /// The distinct devices behind the `domain:` values of `fi_info -p efa -t
@@ -79,6 +86,11 @@ std::vector<std::string> parse_showhold(std::string_view text);
 /// Whether the held packages include the kernel: a `linux-image*`,
 /// `linux-modules*` or `linux-aws*` package.
 bool kernel_is_held(const std::vector<std::string>& held);
+/// Whether an NCCL `Using network NAME` is the aws-ofi-nccl plugin:
+/// "Libfabric", "AWS Libfabric" (1.11.0 and earlier, or NCCL_NET="AWS
+/// Libfabric") or "OFI" (NCCL_NET=OFI).
+bool is_libfabric(std::string_view network);
+
 /// `lfs --version` ("lfs 2.15.6").
 std::optional<std::string> parse_lfs_version(std::string_view text);
 

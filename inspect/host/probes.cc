@@ -114,8 +114,9 @@ const std::map<std::string, Interpreter>& interpreters() {
        [](ProbeRecord& r, HostProfile& p, const std::string&) {
          auto d = parse_infiniband(r.output);
          p.infiniband_devices = d.all;
-         p.efa_device_count = static_cast<int>(d.efa.size());
+         p.efa_device_count = d.counted ? *d.counted : static_cast<int>(d.efa.size());
          r.parsed["efa"] = d.efa;
+         if (d.counted) r.parsed["rdmap_count"] = *d.counted;
          r.parsed["connectx"] = d.connectx;
          r.parsed["other"] = d.other;
        }},

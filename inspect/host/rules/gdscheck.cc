@@ -65,6 +65,11 @@ void check_gdscheck(const GdscheckReport& g, std::string_view text, const std::s
       if (comma == std::string_view::npos) break;
       pos = comma + 1;
     }
+    // gdscheck before the per-mode lists ("nvfs, compat") printed
+    // Supported/Unsupported, Supported being the nvfs path (NVIDIA's GDS
+    // tools read "DDN EXAScaler : Supported" so; a public GDS 1.14 guide
+    // for p5e expects that line).
+    if (trim(v) == "Supported") nvfs = true;
     if (!nvfs)
       at(g.exascaler_line, "② DDN EXAScaler (Lustre) is `" + *g.exascaler +
                                "` without nvfs: no GDS path for Lustre, only CPU compat mode");

@@ -58,7 +58,7 @@ CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std:
     std::string who = p.host + ":" + p.pid;
     if (!p.network)
       ++undecided;
-    else if (*p.network == "Libfabric")
+    else if (is_libfabric(*p.network))
       ++libfabric;
     else if (*p.network == "Socket")
       at(p.network_line, who + " uses `Using network Socket`: NCCL fell back to TCP, not EFA");
