@@ -2,8 +2,11 @@
 #include "builder/import/dockerd_export.h"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -307,6 +310,16 @@ class DockerdExport : public inspect::ImageSource {
 };
 
 }  // namespace
+
+void yield_cpu_to_daemon() {
+  // Linux keeps the nice value per thread; PRIO_PROCESS with a thread id
+  // sets the calling thread's, and threads created later start from it.
+  const auto tid = static_cast<id_t>(::gettid());
+  errno = 0;
+  const int now = ::getpriority(PRIO_PROCESS, tid);
+  if (now == -1 && errno != 0) return;  // best effort: the import is the same without it
+  (void)::setpriority(PRIO_PROCESS, tid, std::min(19, now + kDaemonYieldNice));
+}
 
 std::unique_ptr<inspect::ImageSource> open_dockerd_export(const std::string& image, int64_t& created) {
   check_image_name(image, "dockerd://" + image);

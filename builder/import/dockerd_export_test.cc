@@ -4,6 +4,12 @@
 #include "builder/import/dockerd_export.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <thread>
 
 namespace trainimg::builder {
 namespace {
@@ -38,6 +44,35 @@ TEST(ImageCreated, AbsentUnparsableOrBefore1970IsZero) {
   EXPECT_EQ(image_created("1969-12-31T23:59:59Z"), 0);
   EXPECT_EQ(image_created(""), 0);
   EXPECT_EQ(image_created("yesterday"), 0);
+}
+
+}  // namespace
+}  // namespace trainimg::builder
+
+namespace trainimg::builder {
+namespace {
+
+int thread_nice() {
+  errno = 0;
+  return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+}
+
+// The thread that yields runs at nice +5 (at most 19), and so does a thread
+// it starts afterwards (the compressors, the read-ahead); the thread that
+// started it is untouched.
+TEST(YieldCpuToDaemon, LowersTheCallingThreadAndWhatItStartsAfterwards) {
+  const int before = thread_nice();
+  int yielded = 0, child = 0;
+  std::thread t([&] {
+    yield_cpu_to_daemon();
+    yielded = thread_nice();
+    std::thread c([&] { child = thread_nice(); });
+    c.join();
+  });
+  t.join();
+  EXPECT_EQ(yielded, std::min(19, before + kDaemonYieldNice));
+  EXPECT_EQ(child, yielded);
+  EXPECT_EQ(thread_nice(), before);
 }
 
 }  // namespace

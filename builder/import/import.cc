@@ -535,6 +535,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   if (job.desc.reference.empty()) job.desc.reference = opt.source;
   job.report("resolve");  // the source is open: its manifest (and digest) resolved
   if (progress) src->on_transfer([&job](const inspect::TransferProgress& t) { job.report_download(t); });
+  if (job.daemon_export) yield_cpu_to_daemon();  // before the compressors and the read-ahead start
   const bool layered = job.desc.layers.size() > 1;
   // The super block mtime must not depend on the clock: SOURCE_DATE_EPOCH or 0.
   ImportResult r;
