@@ -95,6 +95,7 @@ class TarReader {
   ByteSource& in_;
   std::string file_, member_;
   std::vector<char> buf_;
+  size_t grow_to_ = 0;  ///< a compressed stream: bigger reads from the next one on
   std::exception_ptr error_;
   ArchiveReader a_;  // a member, so that a throwing constructor still frees it
   std::string last_name_;
