@@ -13,7 +13,8 @@ const RuleInfo& gdscheck_rule() {
       "gdscheck",
       Severity::Error,
       "a `gdscheck -p` line fails: ① nvidia_fs version < minimum (compared on two parts, as gdscheck prints "
-      "them), ② `DDN EXAScaler` lacks `nvfs`, ③ a GPU without `supports GDS`, ④ `IOMMU:` not `disabled`, ⑤ "
+      "them), ② `DDN EXAScaler` neither `nvfs` nor (older gdscheck) `Supported`, ③ a GPU without `supports "
+      "GDS`, ④ `IOMMU:` not `disabled`, ⑤ "
       "last line not `Platform verification succeeded`",
       "EXAScaler without nvfs: load nvidia-fs, mount Lustre, run setup.sh --optimized-for-gds; a "
       "GPU without GDS or a failed verification: share the full output with AWS",
