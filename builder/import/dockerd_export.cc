@@ -2,6 +2,7 @@
 #include "builder/import/dockerd_export.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -311,14 +312,36 @@ class DockerdExport : public inspect::ImageSource {
 
 }  // namespace
 
-void yield_cpu_to_daemon() {
-  // Linux keeps the nice value per thread; PRIO_PROCESS with a thread id
-  // sets the calling thread's, and threads created later start from it.
+DaemonYield::DaemonYield() {
+  // Linux keeps the nice value and the CPU affinity per thread: PRIO_PROCESS
+  // with a thread id and sched_setaffinity(0) set the calling thread's, and
+  // threads created later start from them. Best effort throughout: the
+  // import is the same without it.
   const auto tid = static_cast<id_t>(::gettid());
   errno = 0;
   const int now = ::getpriority(PRIO_PROCESS, tid);
-  if (now == -1 && errno != 0) return;  // best effort: the import is the same without it
-  (void)::setpriority(PRIO_PROCESS, tid, std::min(19, now + kDaemonYieldNice));
+  if (!(now == -1 && errno != 0))
+    (void)::setpriority(PRIO_PROCESS, tid, std::min(19, now + kDaemonYieldNice));
+
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2) return;
+  saved_.assign(reinterpret_cast<const unsigned char*>(&set),
+                reinterpret_cast<const unsigned char*>(&set) + sizeof set);
+  // The first CPU is the one left: it is where a VM's interrupts usually land.
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &set)) continue;
+    CPU_CLR(cpu, &set);
+    break;
+  }
+  if (::sched_setaffinity(0, sizeof set, &set) == 0) left_ = 1;
+}
+
+DaemonYield::~DaemonYield() {
+  if (left_ == 0) return;
+  cpu_set_t set;
+  std::memcpy(&set, saved_.data(), sizeof set);
+  (void)::sched_setaffinity(0, sizeof set, &set);
 }
 
 std::unique_ptr<inspect::ImageSource> open_dockerd_export(const std::string& image, int64_t& created) {

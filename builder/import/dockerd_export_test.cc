@@ -4,6 +4,7 @@
 #include "builder/import/dockerd_export.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -57,22 +58,56 @@ int thread_nice() {
   return ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
 }
 
-// The thread that yields runs at nice +5 (at most 19), and so does a thread
-// it starts afterwards (the compressors, the read-ahead); the thread that
-// started it is untouched.
-TEST(YieldCpuToDaemon, LowersTheCallingThreadAndWhatItStartsAfterwards) {
+cpu_set_t thread_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  EXPECT_EQ(::sched_getaffinity(0, sizeof set, &set), 0);
+  return set;
+}
+
+// The thread that yields runs at nice +5 (at most 19) on one CPU fewer than
+// it may use (the first one is left to the daemon; nothing is given up with a
+// single CPU), and so does a thread it starts afterwards (the compressors, the
+// read-ahead); the guard's end gives the CPUs back, not the nice value; the
+// thread that started it is untouched.
+TEST(DaemonYield, LowersTheCallingThreadAndWhatItStartsAfterwards) {
   const int before = thread_nice();
-  int yielded = 0, child = 0;
+  const cpu_set_t cpus = thread_cpus();
+  const int ncpus = CPU_COUNT(&cpus);
+  int yielded = 0, child = 0, left = -1, after = 0, after_cpus = 0;
+  cpu_set_t during, child_cpus;
   std::thread t([&] {
-    yield_cpu_to_daemon();
-    yielded = thread_nice();
-    std::thread c([&] { child = thread_nice(); });
-    c.join();
+    {
+      DaemonYield y;
+      left = y.cpus_left_to_daemon();
+      yielded = thread_nice();
+      during = thread_cpus();
+      std::thread c([&] {
+        child = thread_nice();
+        child_cpus = thread_cpus();
+      });
+      c.join();
+    }
+    after = thread_nice();
+    cpu_set_t a = thread_cpus();
+    after_cpus = CPU_COUNT(&a);
   });
   t.join();
   EXPECT_EQ(yielded, std::min(19, before + kDaemonYieldNice));
   EXPECT_EQ(child, yielded);
+  EXPECT_EQ(after, yielded);
+  EXPECT_EQ(left, ncpus >= 2 ? 1 : 0);
+  EXPECT_EQ(CPU_COUNT(&during), ncpus - left);
+  EXPECT_TRUE(CPU_EQUAL(&child_cpus, &during));
+  if (left == 1) {
+    int first = 0;
+    while (!CPU_ISSET(first, &cpus)) ++first;
+    EXPECT_FALSE(CPU_ISSET(first, &during));
+  }
+  EXPECT_EQ(after_cpus, ncpus);
   EXPECT_EQ(thread_nice(), before);
+  cpu_set_t mine = thread_cpus();
+  EXPECT_TRUE(CPU_EQUAL(&mine, &cpus));
 }
 
 }  // namespace

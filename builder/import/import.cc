@@ -535,7 +535,10 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   if (job.desc.reference.empty()) job.desc.reference = opt.source;
   job.report("resolve");  // the source is open: its manifest (and digest) resolved
   if (progress) src->on_transfer([&job](const inspect::TransferProgress& t) { job.report_download(t); });
-  if (job.daemon_export) yield_cpu_to_daemon();  // before the compressors and the read-ahead start
+  // Before the compressors and the read-ahead start; the writer (its
+  // compressors) and the walk (the read-ahead) end inside the try below.
+  std::optional<DaemonYield> yield;
+  if (job.daemon_export) yield.emplace();
   const bool layered = job.desc.layers.size() > 1;
   // The super block mtime must not depend on the clock: SOURCE_DATE_EPOCH or 0.
   ImportResult r;
@@ -560,6 +563,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
       r.files = st.files;
       break;
     }
+    yield.reset();  // the compressors and the read-ahead have ended
     job.report("verify");
     r.info = out.verify_and_commit();
     r.entries = written.entries;
