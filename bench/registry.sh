@@ -9,7 +9,8 @@
 #   /dev/null (the daemon's own floor); enroot import docker://… (cold: its
 #   cache emptied each run) when enroot is on PATH (else said to be skipped). Then the peak RSS (/usr/bin/time
 #   %M) of one cold inspect docker:// and one cold import docker://, and the
-#   ratios the issue sets targets for.
+#   ratios the issue sets targets for. The two sides of a ratio the issue sets
+#   a target for (cold and warm; dockerd:// and docker export) run alternately.
 # The image is a dockerd image (--image NAME, e.g. one bench/import.sh --image
 # kept), pushed to the registry with skopeo (gzip layers, as skopeo pushes them).
 # usage: bench/registry.sh --image NAME [--runs R] [--bin PATH]
@@ -45,6 +46,22 @@ median() {
   done
   printf '%.2f\n' "$(printf '%s\n' "${ts[@]}" | sort -n | sed -n "$(( (runs + 1) / 2 ))p")"
 }
+# "MEDIAN_A MEDIAN_B" of two commands run alternately, A B A B … ($runs each),
+# so that a drift of this noisy machine during the runs moves both sides of a
+# ratio alike. Arguments: BEFORE_A A BEFORE_B B, strings for eval; a BEFORE
+# runs untimed right before its command.
+alternate() {
+  local ta=() tb=() t0 t1
+  for _ in $(seq 1 "$runs"); do
+    eval "$1"; t0=$(date +%s.%N); eval "$2" >/dev/null 2>&1 || { echo "failed: $2" >&2; return 1; }; t1=$(date +%s.%N)
+    ta+=("$(echo "$t1 - $t0" | bc)")
+    eval "$3"; t0=$(date +%s.%N); eval "$4" >/dev/null 2>&1 || { echo "failed: $4" >&2; return 1; }; t1=$(date +%s.%N)
+    tb+=("$(echo "$t1 - $t0" | bc)")
+  done
+  local mid=$(( (runs + 1) / 2 ))
+  printf '%.2f %.2f\n' "$(printf '%s\n' "${ta[@]}" | sort -n | sed -n "${mid}p")" \
+    "$(printf '%s\n' "${tb[@]}" | sort -n | sed -n "${mid}p")"
+}
 pull() { rm -rf "$work/oci"; skopeo copy --quiet --src-tls-verify=false "docker://$ref" "oci:$work/oci:1"; }
 pull_inspect() { pull && "$bin" inspect "oci:$work/oci:1" --fail-on never; }
 cold='rm -rf "$work/cache" "$work/x.sqsh"*'
@@ -52,12 +69,13 @@ warm='rm -f "$work/x.sqsh"*'
 t_pull=$(median "" pull)
 t_pull_inspect=$(median "" pull_inspect)
 t_inspect=$(median "$cold" "$bin" inspect "docker://$ref" --cache "$work/cache" --fail-on never)
-t_cold=$(median "$cold" "$bin" import "docker://$ref" --cache "$work/cache" -o "$work/x.sqsh" --progress none)
-"$bin" import "docker://$ref" --cache "$work/cache" -o "$work/warmup.sqsh" --progress none >/dev/null
-t_warm=$(median "$warm" "$bin" import "docker://$ref" --cache "$work/cache" -o "$work/x.sqsh" --progress none)
-t_dockerd=$(median "$warm" "$bin" import "dockerd://$image" -o "$work/x.sqsh" --progress none)
+# Cold then warm (the cold run fills the cache the warm one reads), alternately.
+pair=$(alternate "$cold" '"$bin" import "docker://$ref" --cache "$work/cache" -o "$work/x.sqsh" --progress none' \
+  "$warm" '"$bin" import "docker://$ref" --cache "$work/cache" -o "$work/x.sqsh" --progress none')
+read -r t_cold t_warm <<<"$pair"
 export_null() { local c; c=$(docker create "$image" true); docker export "$c" >/dev/null; docker rm "$c" >/dev/null; }
-t_export=$(median "" export_null)
+pair=$(alternate "$warm" '"$bin" import "dockerd://$image" -o "$work/x.sqsh" --progress none' "" export_null)
+read -r t_dockerd t_export <<<"$pair"
 # peak RSS (KiB) of one run of "$@" after $before
 peak() {
   local before="$1"; shift
