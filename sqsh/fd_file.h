@@ -10,12 +10,23 @@
 
 namespace trainimg::sqsh {
 
-/// Wraps `fd`. With `own`, the fd is closed when the file is destroyed;
+/// Wraps `fd`. A writable file writes on a thread of its own (write_at()
+/// queues up to 8 MiB and returns; reads and truncates see what is queued):
+/// call fd_file_flush() before anything else reads the fd.
+/// With `own`, the fd is closed when the file is destroyed;
 /// otherwise the caller keeps ownership and must outlive the object.
 /// Read-only files report reads past the end as SQFS_ERROR_OUT_OF_BOUNDS and
 /// can be copied (sqfs_copy dups the fd); writable ones cannot.
 /// Returns null (errno set) when fstat fails.
 FilePtr make_fd_file(int fd, bool read_only, bool own);
+
+/// Waits until every queued write is in the file: 0, or SQFS_ERROR_IO when a
+/// write failed (fd_file_errno() says why). 0 at once for read-only files.
+int fd_file_flush(sqfs_file_t* f);
+
+/// Tests only: while held, queued writes stay queued (keep them under 8 MiB
+/// and below 2 MiB each, or the writer waits for the thread).
+void fd_file_hold_writes(sqfs_file_t* f, bool hold);
 
 /// errno of the last failed read/write/truncate on a file made above (0 if none).
 int fd_file_errno(const sqfs_file_t* f);

@@ -193,6 +193,7 @@ uint64_t Writer::Impl::finish() {
   super.bytes_used = file->get_size(file.get());
   check_rc(sqfs_super_write(&super, file.get()), "writing the super block");
   pad_to(SQFS_DEVBLK_SIZE);
+  check_rc(fd_file_flush(file.get()), "writing the image");
   stats.inodes = count;
   stats.image_bytes = file->get_size(file.get());
   finished = true;
