@@ -97,6 +97,7 @@ struct Glob {
 // expression for sh, literal for BuildKit; quotes).
 std::optional<Glob> parse_glob(std::string_view p, bool sh) {
   Glob g;
+  if (p.size() > 4096) return std::nullopt;  // the matcher recurses once per token
   for (size_t i = 0; i < p.size(); ++i) {
     char c = p[i];
     if (c == '\\') {

@@ -149,6 +149,12 @@ TEST(Expand, UnknownOrUnsupportedStaysAsWritten) {
   expect_kept("${A#'1'}", v);
   expect_kept("${A//1/$$}", v);
   expect_kept("${B#x}", {{"B", "\xc3\xa9x"}});
+  // Patterns too long for the matcher, and matches that would take too
+  // long, are not guessed either.
+  std::string longer = "${A#" + std::string(5000, '?') + "}";
+  expect_kept(longer, v);
+  std::string slow = "${S#" + std::string(12, '*') + "x}";
+  expect_kept(slow, {{"S", std::string(200, 'a')}});
 }
 
 TEST(Expand, ShellReadsTrimsButNotSubstitutions) {
