@@ -44,7 +44,9 @@ struct MappedText {
 /// (for example what the base image's ENV holds).
 using Vars = std::map<std::string, std::optional<std::string>>;
 
-/// Expands $VAR, ${VAR}, ${VAR:-word}, ${VAR-word}, ${VAR:+word}, ${VAR+word}
+/// Expands $VAR, ${VAR}, ${VAR:-word}, ${VAR-word}, ${VAR:+word}, ${VAR+word},
+/// ${VAR?msg}, ${VAR:?msg}, ${VAR#glob}, ${VAR##glob}, ${VAR%glob}, ${VAR%%glob},
+/// ${VAR/glob/repl}, ${VAR//glob/repl} (BuildKit's semantics)
 /// in Dockerfile (not shell) syntax. References whose value is unknown are
 /// kept as written, so rules can still see them. `escape` escapes `$`.
 /// `unresolved` (if given) is set when any reference stayed unknown.

@@ -13,9 +13,10 @@ namespace trainimg::recipes {
 
 /// Expands the reference starting at s[i] == '$' into `out`; returns the
 /// index after it. Unknown references are copied as written and set
-/// `unresolved`.
+/// `unresolved`. `sh`: the reference is read by /bin/sh in a RUN script, not
+/// by BuildKit (`${VAR/x/y}` stays unresolved: dash has no such form).
 size_t expand_reference(std::string_view s, size_t i, const Vars& vars, char escape, std::string& out,
-                        bool& unresolved);
+                        bool& unresolved, bool sh = false);
 
 /// Names of the variables `s` references ($A, ${B}, ${C:-x}), in order.
 std::vector<std::string> referenced_vars(std::string_view s);

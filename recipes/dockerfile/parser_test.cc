@@ -82,6 +82,25 @@ TEST(Parser, VariableForms) {
   EXPECT_TRUE(df.stages[0].instructions[4].pairs[5].unresolved);
 }
 
+TEST(Parser, PatternFormsResolveInEnvAndFrom) {
+  Dockerfile df = parse(
+      "ARG CUDA_VERSION=12.4.1\n"
+      "FROM nvidia/cuda:${CUDA_VERSION%.*}-devel\n"
+      "ARG CUDA_VERSION\n"
+      "ENV CUDA_MAJOR=${CUDA_VERSION%%.*} TAG=cu${CUDA_VERSION//./} BASE=${NGC_VERSION%%-*}\n"
+      "RUN echo ${CUDA_VERSION%%.*} ${CUDA_VERSION/./_}\n");
+  EXPECT_EQ(df.stages[0].base, "nvidia/cuda:12.4-devel");
+  const auto& env = df.stages[0].instructions[2].pairs;
+  EXPECT_EQ(env[0].value, "12");
+  EXPECT_EQ(env[1].value, "cu1241");
+  EXPECT_EQ(env[2].value, "${NGC_VERSION%%-*}");  // base image ENV: unknown
+  EXPECT_TRUE(env[2].unresolved);
+  const auto& argv = df.stages[0].instructions[3].script.commands[0].argv;
+  EXPECT_EQ(argv[1].text, "12");
+  EXPECT_EQ(argv[2].text, "${CUDA_VERSION/./_}");  // dash has no ${V/x/y}
+  EXPECT_TRUE(argv[2].unresolved);
+}
+
 // Found by fuzz_dockerfile (tests/fuzz/regressions/dockerfile/): "${VAR:}"
 // has no operator after the colon and threw std::out_of_range.
 TEST(Parser, ColonWithoutOperatorIsKeptAsWritten) {

@@ -261,7 +261,7 @@ class Lexer {
     if (n == '{' || std::isalpha(static_cast<unsigned char>(n)) || n == '_') {
       std::string val;
       bool u = false;
-      i_ = expand_reference(s_, i_, vars_, '\\', val, u);
+      i_ = expand_reference(s_, i_, vars_, '\\', val, u, /*sh=*/true);
       if (u) unresolved = true;
       for (char c : val) {
         mt.append(std::string_view(&c, 1), t_.origin[b]);

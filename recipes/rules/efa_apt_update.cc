@@ -94,7 +94,8 @@ void check(const Context& c) {
         for (const auto& cmd : in->script.commands) {
           auto argv = effective_argv(cmd);
           if (apt_subcommand(argv) == "update")  // name it as written: `apt update` or `apt-get update`
-            where = " (the " + base_name(argv[0]->text) + " update on line " + std::to_string(in->line) +
+            where = " (the " + base_name(argv[0]->text) + " update on line " +
+                    std::to_string(c.src.line_col(cmd.span.offset).line) +
                     " is in another RUN, another layer)";
         }
       }

@@ -38,6 +38,24 @@ TEST(EfaAptUpdate, NamesAptUpdateAsWritten) {
       "another RUN, another layer)");
 }
 
+// aws-samples/aws-efa-eks examples/tensorflow/Dockerfile: the other RUN starts
+// two lines above its apt-get update; the message named the RUN's line.
+TEST(EfaAptUpdate, NamesTheLineOfTheUpdateNotOfItsRun) {
+  std::string df =
+      "FROM nvcr.io/nvidia/tensorflow:22.12-tf1-py3\n"
+      "RUN wget -qO - https://example.invalid/nvidia.pub | apt-key add - && \\\n"
+      "    echo deb > /etc/apt/sources.list.d/nsight.list && \\\n"
+      "    apt-get update -y\n"
+      "RUN cd /tmp/aws-efa-installer && ./efa_installer.sh -y -g --skip-kmod --skip-limit-conf --no-verify\n";
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  ASSERT_FALSE(d.empty());
+  EXPECT_EQ(d[0].rule_id, "efa-apt-update");
+  EXPECT_EQ(d[0].message,
+            "efa_installer.sh runs without apt-get update earlier in the same RUN (the apt-get update on "
+            "line 4 is in "
+            "another RUN, another layer)");
+}
+
 TEST(EfaAptUpdate, FiresWhenUpdateComesAfterTheInstaller) {
   std::string df = replace(kSeedShort, "RUN apt-get update \\", "RUN apt-get -qq clean \\");
   df = replace(df, "&& cd / &&", "&& apt-get update && cd / &&");

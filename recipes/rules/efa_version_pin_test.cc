@@ -52,5 +52,20 @@ TEST(EfaVersionPin, LiteralVersionInALiteralUrl) {
   EXPECT_THAT(hits(df, "efa-version-pin", expect("1.50.0")), ElementsAre("2:13 error"));
 }
 
+// `${EFA_VERSION#v}` (a tag-style version with its `v` stripped) is expanded
+// as BuildKit and sh do: the file is pinned and its version compared.
+TEST(EfaVersionPin, TrimmedVersionIsPinned) {
+  std::string df =
+      "FROM ubuntu:24.04\n"
+      "ARG EFA_VERSION=v1.47.0\n"
+      "RUN curl -O https://efa-installer.amazonaws.com/aws-efa-installer-${EFA_VERSION#v}.tar.gz\n";
+  EXPECT_THAT(hits(df, "efa-version-pin"), IsEmpty());
+  EXPECT_THAT(hits(df, "efa-version-pin", expect("1.47.0")), IsEmpty());
+  EXPECT_THAT(hits(df, "efa-version-pin", expect("1.50.0")), ElementsAre("3:13 error"));
+  // On an ARG without default the trimmed value stays unknown: not pinned.
+  std::string unpinned = replace(df, "ARG EFA_VERSION=v1.47.0", "ARG EFA_VERSION");
+  EXPECT_THAT(hits(unpinned, "efa-version-pin"), ElementsAre("3:13 warning"));
+}
+
 }  // namespace
 }  // namespace trainimg::recipes::testing

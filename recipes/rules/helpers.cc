@@ -174,7 +174,18 @@ std::vector<InstallerRun> installer_runs(const Context& c) {
 std::optional<std::string> installer_tarball_version(const std::string& word) {
   constexpr std::string_view kPrefix = "aws-efa-installer-";
   constexpr std::string_view kSuffix = ".tar.gz";
-  std::string b = base_name(word.substr(0, word.find_first_of("?#")));
+  // A URL's query or fragment is cut off; a `#`/`?` inside an unresolved
+  // `${VAR#v}` is not one.
+  size_t cut = 0;
+  for (int depth = 0; cut < word.size(); ++cut) {
+    if (word.compare(cut, 2, "${") == 0)
+      ++depth;
+    else if (word[cut] == '}' && depth > 0)
+      --depth;
+    else if (depth == 0 && (word[cut] == '?' || word[cut] == '#'))
+      break;
+  }
+  std::string b = base_name(word.substr(0, cut));
   if (b.size() <= kPrefix.size() + kSuffix.size() || b.compare(0, kPrefix.size(), kPrefix) != 0 ||
       b.compare(b.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0)
     return std::nullopt;
