@@ -17,17 +17,6 @@
 
 namespace trainimg::inspect {
 
-uint64_t ByteSource::skip(uint64_t n) {
-  char buf[65536];
-  uint64_t done = 0;
-  while (done < n) {
-    size_t got = read(buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, n - done)));
-    if (got == 0) break;
-    done += got;
-  }
-  return done;
-}
-
 size_t FileRange::read(char* buf, size_t n) {
   n = static_cast<size_t>(std::min<uint64_t>(n, end_ - pos_));
   if (n == 0) return 0;
@@ -214,15 +203,7 @@ EntryType type_of(archive_entry* ae) {
 // True when the member name needs no normalising: not empty, not absolute,
 // every part a plain name (not empty, "." or ".."); one trailing '/' allowed.
 bool plain_name(std::string_view s) {
-  if (s.empty()) return false;
-  size_t start = 0;
-  while (start < s.size()) {
-    size_t slash = std::min(s.find('/', start), s.size());
-    size_t len = slash - start;
-    if (len == 0 || (s[start] == '.' && (len == 1 || (len == 2 && s[start + 1] == '.')))) return false;
-    start = slash + 1;
-  }
-  return true;
+  return !s.empty() && plain_parts(s);
 }
 
 // An exact set of paths for one layer: the names in one arena, an open
