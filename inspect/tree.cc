@@ -607,10 +607,6 @@ class TreeBuilder : public LayerVisitor {
   uint32_t last_dir_node_ = 0;
 };
 
-namespace {
-
-// True when every '/'-separated part of s is a plain name (not empty, "."
-// or ".."); one trailing '/' is allowed. Such a name needs no rewriting.
 bool plain_parts(std::string_view s) {
   size_t start = 0;
   while (start < s.size()) {
@@ -621,8 +617,6 @@ bool plain_parts(std::string_view s) {
   }
   return true;
 }
-
-}  // namespace
 
 std::string normalize_path(const std::string& p) {
   // Fast path (nearly every tar member name): "usr/lib/" -> "/usr/lib".

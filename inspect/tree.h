@@ -192,4 +192,9 @@ using CaptureFn = std::function<nlohmann::json(const Entry&, ContentReader&)>;
 MergedTree build_tree(ImageSource& src, const WantFn& want, const CaptureFn& capture,
                       const std::vector<std::string>& remember = {});
 
+/// True when every '/'-separated part of s is a plain name (not empty, "."
+/// or ".."); one trailing '/' is allowed. Such a name needs no rewriting by
+/// normalize_path() beyond a leading '/'.
+bool plain_parts(std::string_view s);
+
 }  // namespace trainimg::inspect

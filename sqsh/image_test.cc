@@ -98,17 +98,21 @@ INSTANTIATE_TEST_SUITE_P(
                       MksquashfsCase{"lz4hc", "-comp lz4 -Xhc", Compressor::Lz4, true}),
     [](const ::testing::TestParamInfo<MksquashfsCase>& i) { return std::string(i.param.name); });
 
+// The fixture tree, made in `tmp`/root, as `tmp`/img.sqsh by mksquashfs `flags`.
+testing::RunResult mksquashfs_fixture(const TempDir& tmp, const std::string& flags) {
+  const std::string root = tmp / "root";
+  testing::make_fixture_tree(root);
+  return testing::run("mksquashfs " + testing::quote(root) + " " + testing::quote(tmp / "img.sqsh") + " " +
+                      flags);
+}
+
 // -all-root is not in every case above, so owners are compared only where
 // the tree's owners are known; this pins the enroot layout explicitly.
 TEST(MksquashfsImage, EnrootLayoutIsLzoWithRawDataAndRootOwners) {
   TempDir tmp;
-  std::string root = tmp / "root";
-  testing::make_fixture_tree(root);
-  std::string img_path = tmp / "img.sqsh";
-  auto r = testing::run("mksquashfs " + testing::quote(root) + " " + testing::quote(img_path) +
-                        " -all-root -comp lzo -noD -noappend -quiet -no-progress -exit-on-error");
+  auto r = mksquashfs_fixture(tmp, "-all-root -comp lzo -noD -noappend -quiet -no-progress -exit-on-error");
   ASSERT_EQ(r.status, 0) << r.output;
-  Image img(img_path);
+  Image img(tmp / "img.sqsh");
   EXPECT_EQ(img.info().compressor, Compressor::Lzo);
   EXPECT_FALSE(img.info().data_compressed);
   EXPECT_TRUE(img.info().exportable);
@@ -122,13 +126,10 @@ TEST(MksquashfsImage, EnrootLayoutIsLzoWithRawDataAndRootOwners) {
 
 TEST(MksquashfsImage, LzoOptionsBlockIsRead) {
   TempDir tmp;
-  std::string root = tmp / "root";
-  testing::make_fixture_tree(root);
-  std::string img_path = tmp / "img.sqsh";
-  auto r = testing::run("mksquashfs " + testing::quote(root) + " " + testing::quote(img_path) +
-                        " -comp lzo -Xalgorithm lzo1x_999 -Xcompression-level 5 -noappend -quiet -no-progress");
+  auto r = mksquashfs_fixture(
+      tmp, "-comp lzo -Xalgorithm lzo1x_999 -Xcompression-level 5 -noappend -quiet -no-progress");
   ASSERT_EQ(r.status, 0) << r.output;
-  Image img(img_path);
+  Image img(tmp / "img.sqsh");
   EXPECT_TRUE(img.info().compressor_options);
   EXPECT_EQ(img.info().lzo_algorithm, 4u);  // SQFS_LZO1X_999
   EXPECT_EQ(img.info().lzo_level, 5u);
@@ -136,11 +137,8 @@ TEST(MksquashfsImage, LzoOptionsBlockIsRead) {
 
 TEST(Image, StatAndReadFileFindSmallConfigFiles) {
   TempDir tmp;
-  std::string root = tmp / "root";
-  testing::make_fixture_tree(root);
-  std::string img_path = tmp / "img.sqsh";
-  ASSERT_EQ(testing::run("mksquashfs " + root + " " + img_path + " -comp lzo -noD -noappend -quiet").status, 0);
-  Image img(img_path);
+  ASSERT_EQ(mksquashfs_fixture(tmp, "-comp lzo -noD -noappend -quiet").status, 0);
+  Image img(tmp / "img.sqsh");
   auto env = img.read_file("/etc/environment", 1 << 20);
   ASSERT_TRUE(env);
   EXPECT_EQ(*env, "PATH=/usr/local/bin:/usr/bin\nLD_LIBRARY_PATH=/opt/amazon/efa/lib\n");
@@ -157,10 +155,7 @@ TEST(Image, StatAndReadFileFindSmallConfigFiles) {
 
 TEST(Image, OnlyWantedFilesAreRead) {
   TempDir tmp;
-  std::string root = tmp / "root";
-  testing::make_fixture_tree(root);
-  std::string img_path = tmp / "img.sqsh";
-  ASSERT_EQ(testing::run("mksquashfs " + root + " " + img_path + " -comp zstd -noappend -quiet").status, 0);
+  ASSERT_EQ(mksquashfs_fixture(tmp, "-comp zstd -noappend -quiet").status, 0);
   struct OnlyEnv : Visitor {
     bool entry(const Node& n) override {
       ++entries;
@@ -176,7 +171,7 @@ TEST(Image, OnlyWantedFilesAreRead) {
     int entries = 0;
     std::vector<std::string> contents;
   } v;
-  Image img(img_path);
+  Image img(tmp / "img.sqsh");
   img.walk(v);
   EXPECT_EQ(v.contents, std::vector<std::string>{"/etc/environment"});
   EXPECT_GT(v.entries, 20);

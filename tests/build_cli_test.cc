@@ -20,37 +20,23 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli_test_util.h"
+
 namespace {
+
+using trainimg::testing::sh_split;
+using trainimg::testing::slurp;
+
 namespace fs = std::filesystem;
 
 const std::string kFixture = std::string(TRAINIMG_SOURCE_DIR) + "/tests/fixtures/fake-efa-installer";
 
-struct Result {
-  int rc = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using Result = trainimg::testing::SplitResult;
 
 std::string quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
-}
-
-Result sh(const std::string& cmd, const fs::path& scratch) {
-  Result r;
-  fs::path out = scratch / "stdout", err = scratch / "stderr";
-  int st = std::system((cmd + " >" + quote(out.string()) + " 2>" + quote(err.string())).c_str());
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
 }
 
 bool have_daemon() {
@@ -68,11 +54,11 @@ class BuildCli : public ::testing::Test {
     if (!have_daemon()) return;
     shared_ = fs::temp_directory_path() / ("trainimg-build-cli-" + std::to_string(::getpid()));
     fs::create_directories(shared_ / "www");
-    Result base = sh(quote(kFixture + "/make_base_image.sh"), shared_);
+    Result base = sh_split(quote(kFixture + "/make_base_image.sh"), shared_);
     ASSERT_EQ(base.rc, 0) << base.err;
     base_ = base.out.substr(0, base.out.find('\n'));
-    Result tar =
-        sh(quote(kFixture + "/make_tarball.sh") + " 1.50.0 " + quote((shared_ / "www").string()), shared_);
+    Result tar = sh_split(
+        quote(kFixture + "/make_tarball.sh") + " 1.50.0 " + quote((shared_ / "www").string()), shared_);
     ASSERT_EQ(tar.rc, 0) << tar.err;
     // The loopback server prints its port on its first line.
     int fds[2];
@@ -112,10 +98,12 @@ class BuildCli : public ::testing::Test {
   }
   // Runs the binary from the test's directory, as a user would.
   Result trainimg(const std::string& args, const std::string& env = "") {
-    return sh("cd " + quote(ctx_.string()) + " && " + env + std::string(TRAINIMG_BIN) + " " + args, scratch_);
+    return sh_split("cd " + quote(ctx_.string()) + " && " + env + std::string(TRAINIMG_BIN) + " " + args,
+                    scratch_);
   }
   Result in_image(const std::string& image, const std::string& script) {
-    return sh("docker run --pull never --rm --network none " + image + " sh -c " + quote(script), scratch_);
+    return sh_split("docker run --pull never --rm --network none " + image + " sh -c " + quote(script),
+                    scratch_);
   }
 
   // Seed 002's recommended Dockerfile, with the installer URL on loopback.
@@ -405,13 +393,14 @@ TEST_F(BuildCli, FakeEfaInstallerBuildSqshImportsThePublishedImageAndPrintsItsIn
   EXPECT_TRUE(contains(r.out, "\n" + out.string() + "\n  ")) << r.out;
   EXPECT_TRUE(contains(r.out, "  sidecar: " + out.string() + ".json\n")) << r.out;
   // The report of the published image, as `trainimg inspect OUT` prints it.
-  Result again = sh(std::string(TRAINIMG_BIN) + " inspect " + quote(out.string()), scratch_);
+  Result again = sh_split(std::string(TRAINIMG_BIN) + " inspect " + quote(out.string()), scratch_);
   ASSERT_EQ(again.rc, 0) << again.err;
   ASSERT_FALSE(again.out.empty());
   EXPECT_TRUE(r.out.ends_with(again.out)) << r.out << "\n---\n" << again.out;
   EXPECT_TRUE(contains(again.out, "1.50.0")) << again.out;
   // A real squashfs, read by the real unsquashfs, with the installer's files.
-  Result cat = sh("unsquashfs -cat " + quote(out.string()) + " /opt/amazon/efa_installed_packages", scratch_);
+  Result cat =
+      sh_split("unsquashfs -cat " + quote(out.string()) + " /opt/amazon/efa_installed_packages", scratch_);
   ASSERT_EQ(cat.rc, 0) << cat.err;
   EXPECT_TRUE(cat.out.starts_with("# EFA installer version: 1.50.0\n")) << cat.out;
   auto sidecar = nlohmann::json::parse(slurp(out.string() + ".json"));
@@ -442,7 +431,7 @@ TEST_F(BuildCli, FakeEfaInstallerBuildSqshImportsThePublishedImageAndPrintsItsIn
                         "SOURCE_DATE_EPOCH=1700000000 ");
   EXPECT_EQ(sde.rc, 0) << sde.err;
   EXPECT_TRUE(slurp(out) != before);
-  Result ls = sh("unsquashfs -lls -UTC " + quote(out.string()) + " etc/rc", scratch_);
+  Result ls = sh_split("unsquashfs -lls -UTC " + quote(out.string()) + " etc/rc", scratch_);
   EXPECT_TRUE(contains(ls.out, " 2023-11-14 22:13 squashfs-root/etc/rc\n")) << ls.out;
 }
 
@@ -481,7 +470,7 @@ TEST_F(BuildCli, BuildSqshJsonEventsEndWithTheVerdict) {
   }
   EXPECT_EQ(last["verdict"], worst);
   EXPECT_NE(worst, "error");  // no EFA stack at all is not an error in a plain image
-  Result cat = sh("unsquashfs -cat " + quote(out.string()) + " /opt/app/hello", scratch_);
+  Result cat = sh_split("unsquashfs -cat " + quote(out.string()) + " /opt/app/hello", scratch_);
   EXPECT_EQ(cat.out, "hi\n") << cat.err;
 }
 

@@ -54,6 +54,20 @@ inline void put(const std::filesystem::path& p, const std::string& text) {
   std::ofstream(p, std::ios::binary) << text;
 }
 
+/// The exit status and the two output streams of a command, kept apart.
+struct SplitResult {
+  int rc = -1;  ///< the exit status; -1 when killed by a signal
+  std::string out, err;
+};
+
+/// Runs `cmd` through sh (std::system) with its standard output and error
+/// sent to the files `scratch`/out and `scratch`/err, and reads them back.
+inline SplitResult sh_split(const std::string& cmd, const std::filesystem::path& scratch) {
+  const std::filesystem::path out = scratch / "out", err = scratch / "err";
+  int status = std::system((cmd + " >'" + out.string() + "' 2>'" + err.string() + "'").c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(out), slurp(err)};
+}
+
 /// A fresh directory under the system's temporary directory, removed by
 /// the destructor.
 class TempDir {

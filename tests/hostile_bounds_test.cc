@@ -26,7 +26,11 @@
 #endif
 #endif
 
+#include "tests/cli_test_util.h"
+
 namespace {
+
+using trainimg::testing::slurp;
 
 namespace fs = std::filesystem;
 
@@ -51,13 +55,6 @@ struct Tmp {
   ~Tmp() { fs::remove_all(p); }
   std::string operator/(const std::string& s) const { return (p / s).string(); }
 };
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 struct Outcome {
   int rc = -1;       // exit status, or 128 + signal

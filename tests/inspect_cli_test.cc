@@ -12,26 +12,16 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli_test_util.h"
+
 namespace {
+
+using trainimg::testing::put;
+using trainimg::testing::slurp;
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int rc;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void put(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p, std::ios::binary) << text;
-}
+using CliRun = trainimg::testing::SplitResult;
 
 class InspectCli : public ::testing::Test {
  protected:
@@ -80,10 +70,7 @@ class InspectCli : public ::testing::Test {
   }
 
   CliRun trainimg(const std::string& args) {
-    std::string cmd = std::string(TRAINIMG_BIN) + " " + args + " >'" + (dir_ / "out").string() + "' 2>'" +
-                      (dir_ / "err").string() + "'";
-    int status = std::system(cmd.c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp((dir_ / "out").string()), slurp((dir_ / "err").string())};
+    return trainimg::testing::sh_split(std::string(TRAINIMG_BIN) + " " + args, dir_);
   }
 
   std::string src() const { return "dir:" + root_.string(); }

@@ -13,31 +13,22 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli_test_util.h"
+
 namespace {
+
+using trainimg::testing::slurp;
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int rc;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Result = trainimg::testing::SplitResult;
 
 // Runs `trainimg ARGS` in the source tree (so reports name relative paths).
 Result lint(const std::string& args) {
   fs::path tmp = fs::temp_directory_path() / ("trainimg_lint_cli_" + std::to_string(::getpid()));
   fs::create_directories(tmp);
-  std::string cmd = std::string("cd '") + TRAINIMG_SOURCE_DIR + "' && NO_COLOR=1 '" + TRAINIMG_BIN + "' lint " + args +
-                    " >'" + (tmp / "out").string() + "' 2>'" + (tmp / "err").string() + "'";
-  int st = std::system(cmd.c_str());
-  Result r{WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(tmp / "out"), slurp(tmp / "err")};
+  Result r = trainimg::testing::sh_split(
+      std::string("cd '") + TRAINIMG_SOURCE_DIR + "' && NO_COLOR=1 '" + TRAINIMG_BIN + "' lint " + args, tmp);
   fs::remove_all(tmp);
   return r;
 }

@@ -23,14 +23,14 @@
 #include <string>
 #include <thread>
 
+#include "tests/cli_test_util.h"
+
 namespace {
 
-namespace fs = std::filesystem;
+using trainimg::testing::put;
+using trainimg::testing::slurp;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+namespace fs = std::filesystem;
 
 std::string registry_anon() {
   const char* s = std::getenv("TRAINIMG_REGISTRY_STATE");
@@ -106,10 +106,6 @@ class PyxisCacheTest : public ::testing::Test {
     return false;
   }
 
-  void put(const fs::path& p, const std::string& text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-  }
   // A two-file rootfs with this test's salt, as a one-layer OCI layout; returns the manifest digest.
   std::string oci_layout(const fs::path& out, size_t noise_bytes = 0) {
     fs::path root = t_ / "rootfs";

@@ -19,19 +19,16 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli_test_util.h"
+
 namespace {
+
+using trainimg::testing::put;
+using trainimg::testing::slurp;
 
 namespace fs = std::filesystem;
 
-struct CmdRun {
-  int rc;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using CmdRun = trainimg::testing::SplitResult;
 
 class PyxisGate : public ::testing::Test {
  protected:
@@ -49,10 +46,6 @@ class PyxisGate : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(t_); }
 
-  void put(const fs::path& p, const std::string& text) {
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-  }
   void cc(const fs::path& out, const std::string& source, const std::string& flags) {
     fs::create_directories(out.parent_path());
     put(t_ / "src.c", source);
@@ -107,10 +100,7 @@ printf '{"imageLayoutVersion":"1.0.0"}' >"$o/oci-layout"
            (t_ / "host.json").string() + " " + extra + " ";
   }
   CmdRun importer(const std::string& env_s, const std::string& args) const {
-    std::string cmd = env_s + TRAINIMG_BIN + " pyxis-importer " + args + " >" + (t_ / "out").string() +
-                      " 2>" + (t_ / "err").string();
-    int st = std::system(cmd.c_str());
-    return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(t_ / "out"), slurp(t_ / "err")};
+    return trainimg::testing::sh_split(env_s + TRAINIMG_BIN + " pyxis-importer " + args, t_);
   }
   std::string sqsh() const { return (t_ / "rt/1000/7.0.sqsh").string(); }
   // The gate's cached verdicts (job user 1000's directory).

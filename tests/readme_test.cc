@@ -11,16 +11,11 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli_test_util.h"
+
 namespace {
 
-std::string run(const std::string& cmd) {
-  std::array<char, 4096> buf;
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE*)> p(::popen(cmd.c_str(), "r"), ::pclose);
-  if (!p) return out;
-  while (size_t n = std::fread(buf.data(), 1, buf.size(), p.get())) out.append(buf.data(), n);
-  return out;
-}
+using trainimg::testing::sh;
 
 std::string readme() {
   std::ifstream in(std::string(TRAINIMG_SOURCE_DIR) + "/README.md");
@@ -30,7 +25,7 @@ std::string readme() {
 }
 
 TEST(Readme, EveryRuleHasATableRow) {
-  auto rules = nlohmann::json::parse(run(std::string(TRAINIMG_BIN) + " rules --format json"));
+  auto rules = nlohmann::json::parse(sh(std::string(TRAINIMG_BIN) + " rules --format json").out);
   std::string text = readme();
   ASSERT_FALSE(rules["rules"].empty());
   for (const auto& r : rules["rules"]) {
@@ -41,7 +36,7 @@ TEST(Readme, EveryRuleHasATableRow) {
 }
 
 TEST(Readme, EverySubcommandIsDocumented) {
-  std::string help = run(std::string(TRAINIMG_BIN) + " help");
+  std::string help = sh(std::string(TRAINIMG_BIN) + " help").out;
   std::string text = readme();
   std::istringstream lines(help.substr(help.find("Subcommands:")));
   std::string line;

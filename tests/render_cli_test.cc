@@ -11,18 +11,15 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli_test_util.h"
+
 namespace {
+
+using trainimg::testing::slurp;
 
 namespace fs = std::filesystem;
 const std::string kBin = TRAINIMG_BIN;
 const std::string kSource = TRAINIMG_SOURCE_DIR;
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void write(const fs::path& p, const std::string& text) {
   std::ofstream out(p, std::ios::binary);
@@ -58,8 +55,8 @@ class RenderCli : public ::testing::Test {
     int status = std::system(cmd.c_str());
     CliResult r;
     r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read(dir_ / "out");
-    r.err = read(dir_ / "err");
+    r.out = slurp(dir_ / "out");
+    r.err = slurp(dir_ / "err");
     return r;
   }
   CliResult trainimg(const std::string& args) { return sh(quote(kBin) + " " + args); }
@@ -79,7 +76,7 @@ const char* kHead = "base: nvcr.io/nvidia/pytorch:26.08-py3\nefa: {installer: 1.
 void expect_golden(const std::string& name, const std::string& got) {
   fs::path golden = fs::path(kSource) / "tests/golden/render" / name;
   if (std::getenv("TRAINIMG_UPDATE_GOLDEN")) write(golden, got);
-  EXPECT_EQ(got, read(golden)) << "golden " << golden << " differs; TRAINIMG_UPDATE_GOLDEN=1 rewrites it";
+  EXPECT_EQ(got, slurp(golden)) << "golden " << golden << " differs; TRAINIMG_UPDATE_GOLDEN=1 rewrites it";
 }
 
 TEST_F(RenderCli, ReferenceRecipeMatchesGolden) {
@@ -107,7 +104,7 @@ TEST_F(RenderCli, OutputFileHoldsWhatStdoutShows) {
   CliResult r = trainimg("render examples/reference.yaml -o " + quote(out));
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out, "");
-  EXPECT_EQ(read(out), trainimg("render examples/reference.yaml").out);
+  EXPECT_EQ(slurp(out), trainimg("render examples/reference.yaml").out);
   for (const auto& e : fs::directory_iterator(dir_))  // no partial file left beside it
     EXPECT_EQ(e.path().filename().string().find(".partial-"), std::string::npos) << e.path();
 }

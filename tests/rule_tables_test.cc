@@ -18,7 +18,12 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli_test_util.h"
+
 namespace {
+
+using trainimg::testing::sh;
+using trainimg::testing::slurp;
 
 namespace fs = std::filesystem;
 
@@ -26,24 +31,8 @@ const char* kRegenerate =
     "regenerate them with: TRAINIMG_UPDATE_GOLDEN=1 ctest --test-dir build -R RuleTables (then review git "
     "diff)";
 
-std::string run(const std::string& cmd) {
-  std::array<char, 4096> buf;
-  std::string out;
-  std::unique_ptr<FILE, int (*)(FILE*)> p(::popen(cmd.c_str(), "r"), ::pclose);
-  if (!p) return out;
-  while (size_t n = std::fread(buf.data(), 1, buf.size(), p.get())) out.append(buf.data(), n);
-  return out;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::string generated(const std::string& kind) {
-  return run(std::string(TRAINIMG_BIN) + " rules --format markdown --kind " + kind);
+  return sh(std::string(TRAINIMG_BIN) + " rules --format markdown --kind " + kind).out;
 }
 
 std::vector<fs::path> documents() {
@@ -85,7 +74,7 @@ TEST(RuleTables, EveryCommittedTableIsTheGeneratedOne) {
   std::map<std::string, std::string> want;
   int tables = 0;
   for (const fs::path& doc : documents()) {
-    std::string text = read(doc), rewritten = text;
+    std::string text = slurp(doc), rewritten = text;
     auto bs = blocks(text);
     // Back to front, so that earlier offsets stay valid while rewriting.
     for (auto it = bs.rbegin(); it != bs.rend(); ++it) {
@@ -110,20 +99,20 @@ TEST(RuleTables, EveryCommittedTableIsTheGeneratedOne) {
 }
 
 TEST(RuleTables, TheReadmeHasATableOfEveryKind) {
-  auto rules = nlohmann::json::parse(run(std::string(TRAINIMG_BIN) + " rules --format json"));
+  auto rules = nlohmann::json::parse(sh(std::string(TRAINIMG_BIN) + " rules --format json").out);
   std::set<std::string> kinds, in_readme;
   for (const auto& r : rules["rules"]) kinds.insert(r["kind"].get<std::string>());
-  for (const auto& b : blocks(read(fs::path(TRAINIMG_SOURCE_DIR) / "README.md"))) in_readme.insert(b.kind);
+  for (const auto& b : blocks(slurp(fs::path(TRAINIMG_SOURCE_DIR) / "README.md"))) in_readme.insert(b.kind);
   EXPECT_EQ(in_readme, kinds) << kRegenerate;
   EXPECT_EQ(kinds.size(), 6u);  // dockerfile recipe image host fleet policy
 }
 
 TEST(RuleTables, EveryRuleNamesItsDocsAnchor) {
-  auto rules = nlohmann::json::parse(run(std::string(TRAINIMG_BIN) + " rules --format json"));
+  auto rules = nlohmann::json::parse(sh(std::string(TRAINIMG_BIN) + " rules --format json").out);
   for (const auto& r : rules["rules"]) {
     std::string docs = r["docs"], kind = r["kind"];
     ASSERT_NE(docs.find('#'), std::string::npos) << r["id"];
-    std::string page = read(fs::path(TRAINIMG_SOURCE_DIR) / docs.substr(0, docs.find('#')));
+    std::string page = slurp(fs::path(TRAINIMG_SOURCE_DIR) / docs.substr(0, docs.find('#')));
     // The page holds the rule's table.
     EXPECT_NE(page.find("<!-- rules:" + kind + " begin -->"), std::string::npos)
         << r["id"] << ": " << docs << " has no " << kind << " rule table";

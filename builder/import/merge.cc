@@ -2,7 +2,6 @@
 #include "builder/import/merge.h"
 
 #include <algorithm>
-#include <functional>
 #include <vector>
 
 #include "common/error.h"
@@ -73,47 +72,6 @@ void LayerMerger::erase(MergedView::iterator it) {
   const MergedNode& n = it->second;
   if (n.written_below) written_replaced_ = true;
   view_.erase(it);
-}
-
-uint64_t LayerMerger::WrittenIndex::hash_of(std::string_view path) {
-  uint64_t h = std::hash<std::string_view>{}(path);
-  return h == 0 ? 1 : h;
-}
-
-void LayerMerger::WrittenIndex::insert(std::string_view path, uint64_t seq) {
-  if ((used_ + 1) * 2 > slots_.size()) {
-    std::vector<Slot> old(std::max<size_t>(1024, slots_.size() * 2));
-    old.swap(slots_);
-    used_ = 0;
-    for (const Slot& s : old)
-      if (s.hash != 0) {
-        size_t i = s.hash & (slots_.size() - 1);
-        while (slots_[i].hash != 0) i = (i + 1) & (slots_.size() - 1);
-        slots_[i] = s;
-        used_++;
-      }
-  }
-  const uint64_t h = hash_of(path);
-  for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
-    if (slots_[i].hash == h) {
-      slots_[i].seq = seq;
-      return;
-    }
-    if (slots_[i].hash == 0) {
-      slots_[i] = {h, seq};
-      used_++;
-      return;
-    }
-  }
-}
-
-const uint64_t* LayerMerger::WrittenIndex::find(std::string_view path) const {
-  if (slots_.empty()) return nullptr;
-  const uint64_t h = hash_of(path);
-  for (size_t i = h & (slots_.size() - 1);; i = (i + 1) & (slots_.size() - 1)) {
-    if (slots_[i].hash == h) return &slots_[i].seq;
-    if (slots_[i].hash == 0) return nullptr;
-  }
 }
 
 void LayerMerger::touch_written(std::string_view path) {

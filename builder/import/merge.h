@@ -29,6 +29,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "common/hash_table.h"
 #include "inspect/inspect.h"
 
 namespace trainimg::builder {
@@ -109,25 +110,10 @@ class LayerMerger {
 
   void touch_written(std::string_view path);
 
-  /// Hash of a path -> walk position, open addressing (16 bytes a slot).
-  /// Two paths with one 64-bit hash only make a single pass start again.
-  class WrittenIndex {
-   public:
-    void insert(std::string_view path, uint64_t seq);
-    const uint64_t* find(std::string_view path) const;
-
-   private:
-    struct Slot {
-      uint64_t hash = 0;  ///< 0: empty (a real 0 is stored as 1)
-      uint64_t seq = 0;
-    };
-    static uint64_t hash_of(std::string_view path);
-    std::vector<Slot> slots_;
-    size_t used_ = 0;
-  };
-
   MergedView view_;
-  WrittenIndex written_;
+  /// Hash of a dropped path -> its walk position (16 bytes a slot). Two paths
+  /// with one 64-bit hash only make a single pass start again.
+  StringHashTable<uint64_t> written_;
   bool written_replaced_ = false;
   int64_t newest_written_mtime_ = 0;
   size_t layer_ = 0;

@@ -18,12 +18,7 @@ CheckOutput run(const std::string& name, std::optional<double> base = 711, doubl
 }
 
 std::string error_of(const std::string& name) {
-  try {
-    parse_nccl_tests(read_fixture("nccl/" + name), name);
-  } catch (const Error& e) {
-    return e.diagnostic().location() + ": " + e.diagnostic().message;
-  }
-  return "no error";
+  return testing::error_of([&] { parse_nccl_tests(read_fixture("nccl/" + name), name); });
 }
 
 TEST(NcclTestsOnSeedFixture, ParsesEveryRowBothGroups) {
@@ -105,6 +100,11 @@ const char kHeader[] =
     "(GB/s)       \n";
 const char kFooter[] = "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 12.5 \n";
 
+// One data row between kHeader and kFooter, parsed.
+NcclTests parse_row(const std::string& row) {
+  return parse_nccl_tests(kHeader + row + "\n" + kFooter, "f");
+}
+
 TEST(NcclTests, ReadsRowsBehindSrunAndMpirunLabels) {
   std::string text = std::string("0: # nThread 1 nGpus 1 minBytes 8 maxBytes 1024\n") +
                      "0: #       size         count      type   redop    root     time   algbw   busbw "
@@ -137,22 +137,18 @@ TEST(NcclTests, ATimestampColumnHoldsTwoWords) {
 
 TEST(NcclTests, AWrongCountPrintedWithAnExponentIsACount) {
   // %6g prints 1000000 wrong elements as "1e+06".
-  std::string text = std::string(kHeader) +
-                     "        1024           256     float     sum      -1    20.00    0.05    0.09  1e+06   "
-                     " 19.00    0.05    0.10      0\n" +
-                     kFooter;
-  NcclTests t = parse_nccl_tests(text, "f");
+  NcclTests t = parse_row(
+      "        1024           256     float     sum      -1    20.00    0.05    0.09  1e+06   "
+      " 19.00    0.05    0.10      0");
   ASSERT_EQ(t.rows.size(), 1u);
   EXPECT_EQ(t.rows[0].oop_wrong, 1000000);
 }
 
 TEST(NcclTests, AnInPlaceOnlyRowFillsTheInPlaceGroup) {
   // Trace replay prints blanks for the out-of-place group.
-  std::string text = std::string(kHeader) +
-                     "        1024           256     float     sum      -1                                   "
-                     " 19.00    0.05    0.10      0\n" +
-                     kFooter;
-  NcclTests t = parse_nccl_tests(text, "f");
+  NcclTests t = parse_row(
+      "        1024           256     float     sum      -1                                   "
+      " 19.00    0.05    0.10      0");
   ASSERT_EQ(t.rows.size(), 1u);
   EXPECT_DOUBLE_EQ(t.rows[0].ip_busbw, 0.10);
   EXPECT_DOUBLE_EQ(t.rows[0].oop_busbw, 0);

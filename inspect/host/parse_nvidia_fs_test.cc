@@ -7,17 +7,8 @@
 
 namespace trainimg::host {
 namespace {
+using testing::error_of;
 using testing::read_fixture;
-
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.diagnostic().location() + ": " + e.diagnostic().message;
-  }
-  return "no error";
-}
 
 TEST(NvfsStatsOnSeedFixture, ReadsVersionsAndCounters) {
   auto s = parse_nvfs_stats(read_fixture("gds/stats-before.txt"), "s");

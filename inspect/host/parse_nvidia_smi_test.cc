@@ -11,12 +11,7 @@ namespace {
 using testing::read_fixture;
 
 std::string error_of(std::string_view text) {
-  try {
-    parse_nvidia_smi_csv(text, "nvidia-smi.csv");
-  } catch (const Error& e) {
-    return e.diagnostic().location() + ": " + e.diagnostic().message;
-  }
-  return "no error";
+  return testing::error_of([&] { parse_nvidia_smi_csv(text, "nvidia-smi.csv"); });
 }
 
 TEST(NvidiaSmiCsvOnSeedFixture, ReadsEightB200WithTheDriver) {

@@ -9,18 +9,9 @@
 namespace trainimg::host {
 namespace {
 using ::testing::Contains;
+using testing::error_of;
 using ::testing::Not;
 using testing::read_fixture;
-
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.diagnostic().location() + ": " + e.diagnostic().message;
-  }
-  return "no error";
-}
 
 TEST(LsmodOnSeedFixture, ListsModulesWithoutTheHeader) {
   auto m = parse_lsmod(read_fixture("p6-b200/lsmod.txt"));

@@ -51,6 +51,14 @@ bool says_missing(const ProbeRecord& r) {
          r.error.find("cannot access") != std::string::npos;
 }
 
+// Sets a profile field to a parsed answer and, when there is one, the
+// record's `key` to it.
+void keep(ProbeRecord& r, const char* key, std::optional<std::string>& field,
+          std::optional<std::string> value) {
+  field = std::move(value);
+  if (field) r.parsed[key] = *field;
+}
+
 // What each probe contributes. Runs only for ok probes (and the failed
 // ones that still answer a question, see below); a thrown Error becomes the
 // record's parse_error.
@@ -77,37 +85,25 @@ const std::map<std::string, Interpreter>& interpreters() {
        }},
       {"nvidia-smi.txt",
        [](ProbeRecord& r, HostProfile& p, const std::string&) {
-         p.cuda_driver_version = parse_nvidia_smi_cuda_version(r.output);
-         if (p.cuda_driver_version) r.parsed["cuda_driver_version"] = *p.cuda_driver_version;
+         keep(r, "cuda_driver_version", p.cuda_driver_version, parse_nvidia_smi_cuda_version(r.output));
        }},
       {"fabricmanager.txt",
        [](ProbeRecord& r, HostProfile& p, const std::string&) {
-         p.fabric_manager = first_line(r.output);
-         if (p.fabric_manager) r.parsed["fabric_manager"] = *p.fabric_manager;
+         keep(r, "fabric_manager", p.fabric_manager, first_line(r.output));
        }},
       {"modinfo-efa.txt",
        [](ProbeRecord& r, HostProfile& p, const std::string&) {
-         p.efa_driver_version = parse_modinfo_version(r.output);
-         if (p.efa_driver_version) r.parsed["efa_driver_version"] = *p.efa_driver_version;
+         keep(r, "efa_driver_version", p.efa_driver_version, parse_modinfo_version(r.output));
        }},
       {"efa_installed_packages",
        [](ProbeRecord& r, HostProfile& p, const std::string&) {
          auto m = parse_efa_manifest(r.output);
-         p.efa_installer_version = m.installer_version;
-         p.libfabric_version = m.libfabric;
-         p.ofi_nccl_version = m.ofi_nccl;
-         p.openmpi4_version = m.openmpi4;
-         p.openmpi5_version = m.openmpi5;
-         p.pmix_version = m.pmix;
-         auto put = [&r](const char* k, const std::optional<std::string>& v) {
-           if (v) r.parsed[k] = *v;
-         };
-         put("efa_installer_version", m.installer_version);
-         put("libfabric_version", m.libfabric);
-         put("ofi_nccl_version", m.ofi_nccl);
-         put("openmpi4_version", m.openmpi4);
-         put("openmpi5_version", m.openmpi5);
-         put("pmix_version", m.pmix);
+         keep(r, "efa_installer_version", p.efa_installer_version, m.installer_version);
+         keep(r, "libfabric_version", p.libfabric_version, m.libfabric);
+         keep(r, "ofi_nccl_version", p.ofi_nccl_version, m.ofi_nccl);
+         keep(r, "openmpi4_version", p.openmpi4_version, m.openmpi4);
+         keep(r, "openmpi5_version", p.openmpi5_version, m.openmpi5);
+         keep(r, "pmix_version", p.pmix_version, m.pmix);
          r.parsed["packages"] = m.packages;
        }},
       {"infiniband.txt",
@@ -162,11 +158,8 @@ const std::map<std::string, Interpreter>& interpreters() {
          r.parsed["size"] = row.size;
          r.parsed["mounted"] = *p.nvme_mounted;
        }},
-      {"uname-r.txt",
-       [](ProbeRecord& r, HostProfile& p, const std::string&) {
-         p.kernel = first_line(r.output);
-         if (p.kernel) r.parsed["kernel"] = *p.kernel;
-       }},
+      {"uname-r.txt", [](ProbeRecord& r, HostProfile& p,
+                         const std::string&) { keep(r, "kernel", p.kernel, first_line(r.output)); }},
       {"apt-mark-showhold.txt",
        [](ProbeRecord& r, HostProfile& p, const std::string&) {
          p.held_packages = parse_showhold(r.output);
@@ -176,8 +169,7 @@ const std::map<std::string, Interpreter>& interpreters() {
        }},
       {"lfs-version.txt",
        [](ProbeRecord& r, HostProfile& p, const std::string&) {
-         p.lustre_version = parse_lfs_version(r.output);
-         if (p.lustre_version) r.parsed["lustre_version"] = *p.lustre_version;
+         keep(r, "lustre_version", p.lustre_version, parse_lfs_version(r.output));
        }},
       {"nvidia-fs-stats.txt",
        [](ProbeRecord& r, HostProfile& p, const std::string& id) {
@@ -222,8 +214,7 @@ const std::map<std::string, Interpreter>& interpreters() {
        }},
       {"efa-fsx-service.txt",
        [](ProbeRecord& r, HostProfile& p, const std::string&) {
-         p.efa_fsx_service = first_line(r.output);
-         if (p.efa_fsx_service) r.parsed["state"] = *p.efa_fsx_service;
+         keep(r, "state", p.efa_fsx_service, first_line(r.output));
        }},
   };
   return kTable;
@@ -367,35 +358,14 @@ HostProfile refresh_fast(ProbeRunner& runner, std::chrono::milliseconds timeout,
 }
 
 HostProfile capture(ProbeRunner& runner, std::chrono::milliseconds timeout, const std::string& source) {
-  const auto& specs = probe_specs();
-  std::vector<ProbeResult> results(specs.size());
-  {
-    std::vector<std::jthread> threads;
-    threads.reserve(specs.size());
-    for (size_t i = 0; i < specs.size(); ++i)
-      threads.emplace_back([&, i] {
-        try {
-          results[i] = runner.run(specs[i], timeout);
-        } catch (const std::exception& e) {  // a runner bug stays this probe's failure
-          results[i].status = ProbeStatus::Failed;
-          results[i].error = e.what();
-        }
-      });
-  }
+  std::vector<const ProbeSpec*> specs;
+  for (const auto& s : probe_specs()) specs.push_back(&s);
+  auto results = run_specs(runner, timeout, specs);
   HostProfile p;
   p.captured_at = now_utc();
   p.source = source;
   p.boot_id = current_boot_id();
-  for (size_t i = 0; i < specs.size(); ++i) {
-    ProbeRecord rec;
-    rec.command = specs[i].command;
-    rec.status = results[i].status;
-    rec.exit_code = results[i].exit_code;
-    rec.output = std::move(results[i].output);
-    rec.error = std::move(results[i].error);
-    rec.seconds = results[i].seconds;
-    p.probes[specs[i].id] = std::move(rec);
-  }
+  for (size_t i = 0; i < specs.size(); ++i) p.probes[specs[i]->id] = record(*specs[i], std::move(results[i]));
   interpret_probes(p);
   return p;
 }

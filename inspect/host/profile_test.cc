@@ -3,6 +3,7 @@
 
 #include "common/error.h"
 #include "inspect/host.h"
+#include "inspect/host/test_support.h"
 
 namespace trainimg::host {
 namespace {
@@ -36,12 +37,7 @@ HostProfile p6_b200() {
 }
 
 std::string error_of(std::string_view text) {
-  try {
-    parse_profile(text, "h.json");
-  } catch (const Error& e) {
-    return e.diagnostic().location() + ": " + e.diagnostic().message;
-  }
-  return "no error";
+  return testing::error_of([&] { parse_profile(text, "h.json"); });
 }
 
 }  // namespace

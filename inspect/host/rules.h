@@ -50,6 +50,12 @@ struct HostContext {
              const std::optional<std::string>& base) const;
 };
 
+/// A finding of `rule` in `file` at its 1-based `line` (0: the file as a
+/// whole); `lines` are the file's lines (split_lines): a line among them also
+/// gets column 1 and its text, for the caret.
+Diagnostic line_finding(const RuleInfo& rule, std::string message, const std::string& file,
+                        const std::vector<std::string_view>& lines, int line);
+
 // --- the profile rules ---
 void check_gpu_count(const HostContext& c);
 void check_fabric_manager(const HostContext& c);

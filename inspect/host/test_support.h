@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/error.h"
 #include "inspect/host.h"
 
 namespace trainimg::host::testing {
@@ -25,6 +26,17 @@ inline std::string read_fixture(const std::string& rel) {
 inline bool exists(const std::string& p) {
   struct stat st;
   return ::stat(p.c_str(), &st) == 0;
+}
+
+/// "file:line:col: message" of the Error that `f` throws, or "no error".
+template <class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.diagnostic().location() + ": " + e.diagnostic().message;
+  }
+  return "no error";
 }
 
 /// Replays p6-b200/ with a variant overlaid: variants/NAME/X replaces X,

@@ -58,15 +58,20 @@ testing::LayerSpec& efa_installer_on_cuda_base(testing::ImageSpec& img) {
   return l;
 }
 
+// Ubuntu's loader configuration: ld.so.conf includes ld.so.conf.d, which
+// names the multiarch directories.
+testing::LayerSpec& ubuntu_ld_so_conf(testing::LayerSpec& l) {
+  return l.file("/etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n")
+      .file("/etc/ld.so.conf.d/x86_64-linux-gnu.conf",
+            "/usr/local/lib/x86_64-linux-gnu\n/lib/x86_64-linux-gnu\n"
+            "/usr/lib/x86_64-linux-gnu\n");
+}
+
 // nvidia/cuda:12.8.1-devel-ubuntu22.04: the cuda-compat-12-8 package's
 // driver in /usr/local/cuda-12.8/compat, apt's libnccl2 in the multiarch dir.
 testing::ImageSpec cuda_base() {
   testing::ImageSpec img;
-  img.layer()
-      .file("/etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n")
-      .file("/etc/ld.so.conf.d/x86_64-linux-gnu.conf",
-            "/usr/local/lib/x86_64-linux-gnu\n/lib/x86_64-linux-gnu\n"
-            "/usr/lib/x86_64-linux-gnu\n")
+  ubuntu_ld_so_conf(img.layer())
       .file("/usr/local/cuda-12.8/version.json", R"({"cuda" : {"name" : "CUDA SDK", "version" : "12.8.1"}})")
       .symlink("/usr/local/cuda", "cuda-12.8")
       .file("/usr/local/cuda-12.8/compat/libcuda.so.570.124.06", elf_bytes(ElfSpec().so("libcuda.so.1")),
@@ -164,11 +169,7 @@ TEST(PublicLayouts, DeepLearningContainersPytorchTraining) {
 // NCCL rebuilt into /usr/lib, Open MPI rebuilt into /opt/amazon/openmpi.
 TEST(PublicLayouts, AwsomeDistributedTrainingNvcrPytorchAws) {
   testing::ImageSpec img;
-  img.layer()
-      .file("/etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n")
-      .file("/etc/ld.so.conf.d/x86_64-linux-gnu.conf",
-            "/usr/local/lib/x86_64-linux-gnu\n/lib/x86_64-linux-gnu\n"
-            "/usr/lib/x86_64-linux-gnu\n")
+  ubuntu_ld_so_conf(img.layer())
       .file("/usr/local/cuda-12.3/version.json", R"({"cuda" : {"name" : "CUDA SDK", "version" : "12.3.2"}})")
       .symlink("/usr/local/cuda", "cuda-12.3")
       .file("/usr/local/cuda-12.3/compat/lib.real/libcuda.so.545.23.08",

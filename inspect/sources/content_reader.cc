@@ -1,20 +1,36 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+// The read-and-drop fallbacks of the two reader interfaces of inspect.h, for
+// readers that cannot seek.
 #include <algorithm>
 
 #include "inspect/inspect.h"
 
 namespace trainimg::inspect {
 
-// The fallback for readers that cannot seek: read and drop.
-uint64_t ContentReader::skip(uint64_t n) {
-  char buf[16384];
+namespace {
+
+// Reads up to `n` bytes of `r` in kBuffer-byte pieces and drops them;
+// returns how many it read (fewer at the end of `r`).
+template <size_t kBuffer, typename Reader>
+uint64_t read_and_drop(Reader& r, uint64_t n) {
+  char buf[kBuffer];
   uint64_t done = 0;
   while (done < n) {
-    size_t got = read(buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, n - done)));
+    size_t got = r.read(buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, n - done)));
     if (got == 0) break;
     done += got;
   }
   return done;
+}
+
+}  // namespace
+
+uint64_t ContentReader::skip(uint64_t n) {
+  return read_and_drop<16384>(*this, n);
+}
+
+uint64_t ByteSource::skip(uint64_t n) {
+  return read_and_drop<65536>(*this, n);
 }
 
 }  // namespace trainimg::inspect

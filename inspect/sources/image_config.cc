@@ -128,6 +128,20 @@ bool is_layer_media_type(const std::string& t) {
   return kLayerTypes.count(t) != 0;
 }
 
+Descriptor parse_descriptor(const json& j, const std::string& file, const std::string& where) {
+  if (!j.is_object() || !j.contains("digest") || !j["digest"].is_string() || !j.contains("size") ||
+      !j["size"].is_number_unsigned())
+    throw Error(file, where + ": a descriptor needs a string 'digest' and a non-negative 'size'");
+  Descriptor d;
+  d.digest = j["digest"].get<std::string>();
+  d.size = j["size"].get<uint64_t>();
+  if (j.contains("mediaType") && j["mediaType"].is_string()) d.media_type = j["mediaType"].get<std::string>();
+  if (!is_sha256_digest(d.digest))
+    throw Error(file,
+                where + ": unsupported or malformed digest '" + d.digest + "' (sha256:<64 hex> expected)");
+  return d;
+}
+
 bool is_index_media_type(const std::string& t) {
   return t == "application/vnd.oci.image.index.v1+json" ||
          t == "application/vnd.docker.distribution.manifest.list.v2+json";

@@ -3,6 +3,7 @@
 // dockerd sources) and docker's manifest.json.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -27,6 +28,17 @@ bool is_layer_media_type(const std::string& media_type);
 
 /// OCI image index / Docker manifest list media types.
 bool is_index_media_type(const std::string& media_type);
+
+/// An OCI content descriptor (the config, a layer, a manifest of an index).
+struct Descriptor {
+  std::string media_type, digest;
+  uint64_t size = 0;
+};
+
+/// Reads a descriptor: a string 'digest' of the form sha256:<64 hex>, a
+/// non-negative 'size' and an optional 'mediaType'. Throws Error(file,
+/// "<where>: …") for anything else.
+Descriptor parse_descriptor(const nlohmann::json& j, const std::string& file, const std::string& where);
 
 /// One image of a docker archive's manifest.json.
 struct ArchiveImage {

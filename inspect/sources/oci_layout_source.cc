@@ -21,11 +21,6 @@ constexpr uint64_t kMaxJsonBlob = 16 << 20;
 constexpr uint64_t kMaxTrailing = 1 << 20;
 constexpr int kMaxIndexDepth = 4;
 
-struct Descriptor {
-  std::string media_type, digest;
-  uint64_t size = 0;
-};
-
 // One file of a layout as a byte range of an open file.
 struct Span {
   UniqueFd owned;  ///< set when the span has a file of its own (a directory layout)
@@ -161,18 +156,7 @@ class OciLayoutSource : public ImageSource {
   }
 
   Descriptor descriptor(const json& j, const std::string& where) const {
-    if (!j.is_object() || !j.contains("digest") || !j["digest"].is_string() || !j.contains("size") ||
-        !j["size"].is_number_unsigned())
-      throw Error(dir_, where + ": a descriptor needs a string 'digest' and a non-negative 'size'");
-    Descriptor d;
-    d.digest = j["digest"].get<std::string>();
-    d.size = j["size"].get<uint64_t>();
-    if (j.contains("mediaType") && j["mediaType"].is_string())
-      d.media_type = j["mediaType"].get<std::string>();
-    if (!is_sha256_digest(d.digest))
-      throw Error(dir_,
-                  where + ": unsupported or malformed digest '" + d.digest + "' (sha256:<64 hex> expected)");
-    return d;
+    return parse_descriptor(j, dir_, where);
   }
 
   Descriptor pick_from_index(const json& index, const std::string& where, bool top) const {

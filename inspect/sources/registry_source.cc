@@ -33,11 +33,6 @@ constexpr int kMaxIndexDepth = 4;
 constexpr uint64_t kReportEvery = 32u << 20;  ///< on_transfer calls: every 32 MiB and per blob
 constexpr uint64_t kFlushEvery = 32u << 20;   ///< write-back started for every 32 MiB received
 
-struct Descriptor {
-  std::string media_type, digest;
-  uint64_t size = 0;
-};
-
 void write_all(int fd, std::string_view data, const std::string& what) {
   while (!data.empty()) {
     ssize_t n = ::write(fd, data.data(), data.size());
@@ -268,18 +263,7 @@ class RegistrySource : public ImageSource {
   }
 
   Descriptor descriptor(const json& j, const std::string& where) const {
-    if (!j.is_object() || !j.contains("digest") || !j["digest"].is_string() || !j.contains("size") ||
-        !j["size"].is_number_unsigned())
-      throw Error(name(), where + ": a descriptor needs a string 'digest' and a non-negative 'size'");
-    Descriptor d;
-    d.digest = j["digest"].get<std::string>();
-    d.size = j["size"].get<uint64_t>();
-    if (j.contains("mediaType") && j["mediaType"].is_string())
-      d.media_type = j["mediaType"].get<std::string>();
-    if (!is_sha256_digest(d.digest))
-      throw Error(name(),
-                  where + ": unsupported or malformed digest '" + d.digest + "' (sha256:<64 hex> expected)");
-    return d;
+    return parse_descriptor(j, name(), where);
   }
 
   Descriptor pick_platform(const json& index, const std::string& digest) const {

@@ -12,20 +12,10 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/hash_table.h"
 #include "inspect/tree.h"
 
 namespace trainimg::inspect {
-
-uint64_t ByteSource::skip(uint64_t n) {
-  char buf[65536];
-  uint64_t done = 0;
-  while (done < n) {
-    size_t got = read(buf, static_cast<size_t>(std::min<uint64_t>(sizeof buf, n - done)));
-    if (got == 0) break;
-    done += got;
-  }
-  return done;
-}
 
 size_t FileRange::read(char* buf, size_t n) {
   n = static_cast<size_t>(std::min<uint64_t>(n, end_ - pos_));
@@ -213,15 +203,7 @@ EntryType type_of(archive_entry* ae) {
 // True when the member name needs no normalising: not empty, not absolute,
 // every part a plain name (not empty, "." or ".."); one trailing '/' allowed.
 bool plain_name(std::string_view s) {
-  if (s.empty()) return false;
-  size_t start = 0;
-  while (start < s.size()) {
-    size_t slash = std::min(s.find('/', start), s.size());
-    size_t len = slash - start;
-    if (len == 0 || (s[start] == '.' && (len == 1 || (len == 2 && s[start + 1] == '.')))) return false;
-    start = slash + 1;
-  }
-  return true;
+  return !s.empty() && plain_parts(s);
 }
 
 // An exact set of paths for one layer: the names in one arena, an open
@@ -316,66 +298,7 @@ class PathSet {
 // layer is walked). Two paths of one hash (odds about 2^-64 a pair) only let
 // a link to a missing target past this check; the tree ignores such a link
 // and an import's merge refuses it.
-class PathHashes {
- public:
-  bool contains(std::string_view p) const { return find(key(p)) != kNone; }
-
-  void insert(std::string_view p) {
-    const uint64_t k = key(p);
-    if (find(k) != kNone) return;
-    if ((occupied_ + 1) * 2 > slots_.size()) rebuild();
-    const size_t mask = slots_.size() - 1;
-    size_t i = k & mask;
-    while (slots_[i] != kFree) i = (i + 1) & mask;
-    slots_[i] = k;
-    ++occupied_;
-    ++live_;
-  }
-
-  void erase(std::string_view p) {
-    if (live_ == 0) return;
-    if (size_t i = find(key(p)); i != kNone) {
-      slots_[i] = kErased;  // still occupied: probing passes over it
-      --live_;
-    }
-  }
-
- private:
-  static constexpr size_t kNone = SIZE_MAX;
-  static constexpr uint64_t kFree = 0, kErased = 1;
-  static uint64_t key(std::string_view p) {
-    const uint64_t h = std::hash<std::string_view>{}(p);
-    return h <= kErased ? h + 2 : h;
-  }
-
-  size_t find(uint64_t k) const {
-    if (live_ == 0) return kNone;
-    const size_t mask = slots_.size() - 1;
-    for (size_t i = k & mask;; i = (i + 1) & mask) {
-      if (slots_[i] == k) return i;
-      if (slots_[i] == kFree) return kNone;
-    }
-  }
-
-  // A table at most half full of live slots, without the erased ones.
-  void rebuild() {
-    size_t n = std::max<size_t>(1024, slots_.size());
-    while ((live_ + 1) * 2 > n) n *= 2;
-    std::vector<uint64_t> old = std::exchange(slots_, std::vector<uint64_t>(n, kFree));
-    const size_t mask = n - 1;
-    for (uint64_t k : old) {
-      if (k <= kErased) continue;
-      size_t i = k & mask;
-      while (slots_[i] != kFree) i = (i + 1) & mask;
-      slots_[i] = k;
-    }
-    occupied_ = live_;
-  }
-
-  std::vector<uint64_t> slots_;  // a power of two long
-  size_t occupied_ = 0;          // live and erased slots
-  size_t live_ = 0;
-};
+using PathHashes = StringHashTable<>;
 
 // Tracks what one layer has written, to refuse members that only make sense
 // as an attack on an extractor.

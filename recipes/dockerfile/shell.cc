@@ -291,6 +291,13 @@ class Lexer {
       mt.append(std::string_view(s_).substr(k, 1), t_.origin[k]);
       split.push_back(false);
     };
+    // `cmd` is kept as written, and the word is then unresolved.
+    auto backquote = [&] {
+      size_t e = match_backquote(i_);
+      copy_raw(i_, e + 1, mt, split, false);
+      unresolved = true;
+      i_ = e + 1;
+    };
     while (i_ < s_.size() && !is_word_end(s_[i_])) {
       char c = s_[i_];
       if (c == '\\') {
@@ -316,10 +323,7 @@ class Lexer {
           } else if (d == '$') {
             dollar(mt, split, true, unresolved);
           } else if (d == '`') {
-            size_t e = match_backquote(i_);
-            copy_raw(i_, e + 1, mt, split, false);
-            unresolved = true;
-            i_ = e + 1;
+            backquote();
           } else {
             lit(i_++);
           }
@@ -328,10 +332,7 @@ class Lexer {
       } else if (c == '$') {
         dollar(mt, split, false, unresolved);
       } else if (c == '`') {
-        size_t e = match_backquote(i_);
-        copy_raw(i_, e + 1, mt, split, false);
-        unresolved = true;
-        i_ = e + 1;
+        backquote();
       } else {
         lit(i_++);
       }

@@ -29,13 +29,7 @@ void check_gdscheck(const GdscheckReport& g, std::string_view text, const std::s
   const auto& rule = gdscheck_rule();
   auto lines = split_lines(text);
   auto at = [&](int line, std::string msg) {
-    Diagnostic d = Finding(rule, std::move(msg)).in(file);
-    d.line = line;
-    if (line > 0 && line <= static_cast<int>(lines.size())) {
-      d.column = 1;
-      d.source_line = std::string(lines[line - 1]);
-    }
-    out.findings.push_back(std::move(d));
+    out.findings.push_back(line_finding(rule, std::move(msg), file, lines, line));
   };
   // ① gdscheck prints two parts ("2.30"): compare with the minimum cut to two.
   if (!g.nvidia_fs_version)

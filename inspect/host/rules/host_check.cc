@@ -18,6 +18,17 @@ std::string HostContext::probe_state(const std::string& id) const {
   return why.empty() ? s : s + ": " + why;
 }
 
+Diagnostic line_finding(const RuleInfo& rule, std::string message, const std::string& file,
+                        const std::vector<std::string_view>& lines, int line) {
+  Diagnostic d = Finding(rule, std::move(message)).in(file);
+  d.line = line;
+  if (line > 0 && line <= static_cast<int>(lines.size())) {
+    d.column = 1;
+    d.source_line = std::string(lines[line - 1]);
+  }
+  return d;
+}
+
 bool HostContext::probe_ok(const std::string& id) const {
   auto it = profile.probes.find(id);
   return it != profile.probes.end() && it->second.status == ProbeStatus::Ok &&

@@ -29,20 +29,15 @@ CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std:
   const auto& rule = nccl_log_rule();
   auto lines = split_lines(text);
   auto at = [&](int line, std::string msg) {
-    Diagnostic d = Finding(rule, std::move(msg)).in(file);
-    d.line = line;
-    if (line > 0 && line <= static_cast<int>(lines.size())) {
+    Diagnostic d = line_finding(rule, std::move(msg), file, lines, line);
+    if (line > 0 && line <= static_cast<int>(lines.size()))
       // Point the caret at the phrase the seeds tell people to look for.
-      std::string_view text_line = lines[line - 1];
-      size_t at = std::string_view::npos;
       for (std::string_view phrase : {"Using network", "NET/OFI Selected"})
-        if ((at = text_line.find(phrase)) != std::string_view::npos) {
+        if (size_t at = lines[line - 1].find(phrase); at != std::string_view::npos) {
+          d.column = static_cast<int>(at) + 1;
           d.length = static_cast<int>(phrase.size());
           break;
         }
-      d.column = at == std::string_view::npos ? 1 : static_cast<int>(at) + 1;
-      d.source_line = std::string(text_line);
-    }
     out.findings.push_back(std::move(d));
   };
   if (log.nccl_lines == 0) {
