@@ -7,12 +7,15 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -196,14 +199,18 @@ class ReadAhead : public inspect::ByteSource {
         cv_.wait(lock, [&] { return stop_ || buffered_ + got <= ahead_ || queue_.empty(); });
         if (stop_) return;
         buffered_ += got;
+        const size_t buffered = buffered_;
         queue_.push_back(std::move(chunk));
         cv_.notify_all();
+        lock.unlock();
         if (got < kChunk) break;  // the end of the stream
+        DaemonYield::pace(buffered, ahead_);
       }
     } catch (...) {
       std::lock_guard<std::mutex> lock(mu_);
       error_ = std::current_exception();
     }
+    DaemonYield::stream_ended();
     std::lock_guard<std::mutex> lock(mu_);
     done_ = true;
     cv_.notify_all();
@@ -312,11 +319,16 @@ class DockerdExport : public inspect::ImageSource {
 
 }  // namespace
 
+namespace {
+// The DaemonYield of the import under way (one per process: CPU affinity is
+// the process's threads' state).
+std::atomic<DaemonYield*> g_yield{nullptr};
+}  // namespace
+
 DaemonYield::DaemonYield() {
-  // Linux keeps the nice value and the CPU affinity per thread: PRIO_PROCESS
-  // with a thread id and sched_setaffinity(0) set the calling thread's, and
-  // threads created later start from them. Best effort throughout: the
-  // import is the same without it.
+  // Linux keeps the nice value per thread: PRIO_PROCESS with a thread id sets
+  // the calling thread's, and threads created later start from it. Best
+  // effort throughout: the import is the same without it.
   const auto tid = static_cast<id_t>(::gettid());
   errno = 0;
   const int now = ::getpriority(PRIO_PROCESS, tid);
@@ -325,23 +337,64 @@ DaemonYield::DaemonYield() {
 
   cpu_set_t set;
   CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2) return;
-  saved_.assign(reinterpret_cast<const unsigned char*>(&set),
-                reinterpret_cast<const unsigned char*>(&set) + sizeof set);
-  // The first CPU is the one left: it is where a VM's interrupts usually land.
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &set)) continue;
-    CPU_CLR(cpu, &set);
-    break;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2) {
+    const auto* b = reinterpret_cast<const unsigned char*>(&set);
+    full_.assign(b, b + sizeof set);
+    // The first CPU is the one left: it is where a VM's interrupts usually land.
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (!CPU_ISSET(cpu, &set)) continue;
+      CPU_CLR(cpu, &set);
+      break;
+    }
+    narrow_.assign(b, b + sizeof set);
+    can_narrow_ = true;
   }
-  if (::sched_setaffinity(0, sizeof set, &set) == 0) left_ = 1;
+  g_yield.store(this);
 }
 
 DaemonYield::~DaemonYield() {
-  if (left_ == 0) return;
+  g_yield.store(nullptr);
+  std::lock_guard<std::mutex> l(mu_);
+  if (narrowed_) apply(false);
+}
+
+void DaemonYield::apply(bool narrow) {
   cpu_set_t set;
-  std::memcpy(&set, saved_.data(), sizeof set);
-  (void)::sched_setaffinity(0, sizeof set, &set);
+  std::memcpy(&set, (narrow ? narrow_ : full_).data(), sizeof set);
+  // Every thread of the process: the compressors, the output's writer, the
+  // read-ahead, the walk; a thread started later inherits its creator's.
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    const std::string name = e.path().filename().string();
+    char* end = nullptr;
+    const long tid = std::strtol(name.c_str(), &end, 10);
+    if (end == name.c_str() || *end != '\0') continue;
+    (void)::sched_setaffinity(static_cast<pid_t>(tid), sizeof set, &set);
+  }
+  narrowed_ = narrow;
+}
+
+void DaemonYield::pace(size_t buffered, size_t capacity) {
+  DaemonYield* y = g_yield.load();
+  if (!y || !y->can_narrow_) return;
+  std::lock_guard<std::mutex> l(y->mu_);
+  if (!y->narrowed_ && buffered <= capacity / 4) {
+    y->apply(true);
+  } else if (y->narrowed_ && buffered >= capacity - capacity / 4) {
+    y->apply(false);
+  }
+}
+
+void DaemonYield::stream_ended() {
+  DaemonYield* y = g_yield.load();
+  if (!y) return;
+  std::lock_guard<std::mutex> l(y->mu_);
+  if (y->narrowed_) y->apply(false);
+}
+
+bool DaemonYield::narrowed() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return narrowed_;
 }
 
 std::unique_ptr<inspect::ImageSource> open_dockerd_export(const std::string& image, int64_t& created) {

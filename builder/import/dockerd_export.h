@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,19 +39,23 @@ namespace trainimg::builder {
 /// `created`).
 std::unique_ptr<inspect::ImageSource> open_dockerd_export(const std::string& image, int64_t& created);
 
-/// The daemon's export is the critical path of `import dockerd://` (the walk
-/// keeps up with it; a read-ahead never fills): the daemon reads the
+/// The daemon's export is the critical path of `import dockerd://` when the
+/// image compresses fast (the walk keeps up with it): the daemon reads the
 /// container's files one by one, through a chain of its own processes and
 /// threads, and must not wait for a core while the compressors hold every
-/// one. While a DaemonYield lives, the thread that made it and the threads it
-/// starts (the compressors, the read-ahead) leave the daemon one core of
-/// those they may run on (none is left with a single core), and they run at
-/// nice +kDaemonYieldNice (at most 19); the daemon keeps its own. The
-/// destructor gives the calling thread its CPUs back; the nice value stays
-/// (an unprivileged thread cannot lower it again), and threads started under
-/// the guard keep what they inherited, so the guard must outlive them.
-/// On the 2-core bench host, medians of 7 alternating runs: nice +5 alone
-/// 4.65 s, with one core left to the daemon 3.98 s (`docker export` 3.48 s).
+/// one. When the image compresses slowly, the compressors are the critical
+/// path instead and need every core. The export's read-ahead tells which:
+/// while a DaemonYield lives, pace() narrows every thread of the process to
+/// all its CPUs but the first (leaving the daemon one; nothing with a single
+/// CPU) when the read-ahead is at most a quarter full, and widens them again
+/// when it is three quarters full (the daemon waits for us) or the stream
+/// ended. The thread that makes it and the threads it starts run at nice
+/// +kDaemonYieldNice (at most 19; an unprivileged thread cannot take it back,
+/// so it stays). The destructor widens every thread.
+/// 2-core bench host, medians of alternating runs (`docker export` / nice +5
+/// alone / one core left for the whole import): the bench image (half random,
+/// half repeated text) 3.48 / 4.65 / 3.98 s; a 1.77 GB image of /usr's
+/// binaries 4.17 / 7.41 / 9.43 s. Paced, each gets the better one.
 inline constexpr int kDaemonYieldNice = 5;
 class DaemonYield {
  public:
@@ -58,12 +63,22 @@ class DaemonYield {
   ~DaemonYield();
   DaemonYield(const DaemonYield&) = delete;
   DaemonYield& operator=(const DaemonYield&) = delete;
-  /// How many CPUs the calling thread gave up (0 or 1).
-  int cpus_left_to_daemon() const { return left_; }
+
+  /// From the export's reader: `buffered` of `capacity` bytes read ahead.
+  /// Does nothing when no DaemonYield lives.
+  static void pace(size_t buffered, size_t capacity);
+  /// From the export's reader: the stream ended (what is left is ours).
+  static void stream_ended();
+  /// Whether the process's threads are narrowed now (tests).
+  bool narrowed() const;
 
  private:
-  std::vector<unsigned char> saved_;  // the calling thread's cpu_set_t, to restore
-  int left_ = 0;
+  void apply(bool narrow);
+  std::vector<unsigned char> full_,
+      narrow_;  // cpu_set_t: the creating thread's, and that without its first CPU
+  bool can_narrow_ = false;
+  bool narrowed_ = false;
+  mutable std::mutex mu_;
 };
 
 /// An RFC 3339 time as Docker writes it ("2026-12-03T07:37:42.724169957Z",

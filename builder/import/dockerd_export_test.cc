@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 namespace trainimg::builder {
@@ -65,49 +67,101 @@ cpu_set_t thread_cpus() {
   return set;
 }
 
-// The thread that yields runs at nice +5 (at most 19) on one CPU fewer than
-// it may use (the first one is left to the daemon; nothing is given up with a
-// single CPU), and so does a thread it starts afterwards (the compressors, the
-// read-ahead); the guard's end gives the CPUs back, not the nice value; the
-// thread that started it is untouched.
-TEST(DaemonYield, LowersTheCallingThreadAndWhatItStartsAfterwards) {
+int cpus_of(pid_t tid) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  EXPECT_EQ(::sched_getaffinity(tid, sizeof set, &set), 0);
+  return CPU_COUNT(&set);
+}
+
+// The thread that makes a DaemonYield runs at nice +5 (at most 19), and so
+// does a thread it starts afterwards (the compressors, the read-ahead); the
+// thread that started it keeps its nice value, which the guard's end does
+// not take back.
+TEST(DaemonYield, LowersTheNiceValueOfTheCallingThreadAndWhatItStartsAfterwards) {
   const int before = thread_nice();
-  const cpu_set_t cpus = thread_cpus();
-  const int ncpus = CPU_COUNT(&cpus);
-  int yielded = 0, child = 0, left = -1, after = 0, after_cpus = 0;
-  cpu_set_t during, child_cpus;
+  int yielded = 0, child = 0, after = 0;
   std::thread t([&] {
     {
       DaemonYield y;
-      left = y.cpus_left_to_daemon();
       yielded = thread_nice();
-      during = thread_cpus();
-      std::thread c([&] {
-        child = thread_nice();
-        child_cpus = thread_cpus();
-      });
+      std::thread c([&] { child = thread_nice(); });
       c.join();
     }
     after = thread_nice();
-    cpu_set_t a = thread_cpus();
-    after_cpus = CPU_COUNT(&a);
   });
   t.join();
   EXPECT_EQ(yielded, std::min(19, before + kDaemonYieldNice));
   EXPECT_EQ(child, yielded);
   EXPECT_EQ(after, yielded);
-  EXPECT_EQ(left, ncpus >= 2 ? 1 : 0);
-  EXPECT_EQ(CPU_COUNT(&during), ncpus - left);
-  EXPECT_TRUE(CPU_EQUAL(&child_cpus, &during));
-  if (left == 1) {
-    int first = 0;
-    while (!CPU_ISSET(first, &cpus)) ++first;
-    EXPECT_FALSE(CPU_ISSET(first, &during));
-  }
-  EXPECT_EQ(after_cpus, ncpus);
   EXPECT_EQ(thread_nice(), before);
-  cpu_set_t mine = thread_cpus();
-  EXPECT_TRUE(CPU_EQUAL(&mine, &cpus));
+}
+
+// pace() narrows every thread of the process (those started before the
+// guard too) to all CPUs but the first when the read-ahead is at most a
+// quarter full, widens them at three quarters or when the stream ends, and
+// leaves them between; the guard's end widens them; without a guard, or
+// with a single CPU, nothing changes.
+TEST(DaemonYield, PacesEveryThreadsCpusByHowFullTheReadAheadIs) {
+  const cpu_set_t cpus = thread_cpus();
+  const int n = CPU_COUNT(&cpus);
+  const int narrow = n >= 2 ? n - 1 : n;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool quit = false;
+  pid_t other_tid = 0;
+  std::thread other([&] {  // started before the guard
+    std::unique_lock<std::mutex> l(mu);
+    other_tid = ::gettid();
+    cv.notify_all();
+    cv.wait(l, [&] { return quit; });
+  });
+  {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait(l, [&] { return other_tid != 0; });
+  }
+  DaemonYield::pace(0, 32);  // no guard: nothing
+  EXPECT_EQ(cpus_of(0), n);
+  std::thread t([&] {
+    DaemonYield y;
+    EXPECT_FALSE(y.narrowed());
+    EXPECT_EQ(cpus_of(0), n);  // nothing narrowed before the first pace()
+    DaemonYield::pace(8, 32);
+    EXPECT_EQ(y.narrowed(), n >= 2);
+    EXPECT_EQ(cpus_of(0), narrow);
+    EXPECT_EQ(cpus_of(other_tid), narrow);
+    if (n >= 2) {
+      cpu_set_t now = thread_cpus();
+      int first = 0;
+      while (!CPU_ISSET(first, &cpus)) ++first;
+      EXPECT_FALSE(CPU_ISSET(first, &now));
+    }
+    DaemonYield::pace(23, 32);  // between: unchanged
+    EXPECT_EQ(cpus_of(other_tid), narrow);
+    DaemonYield::pace(24, 32);
+    EXPECT_FALSE(y.narrowed());
+    EXPECT_EQ(cpus_of(other_tid), n);
+    DaemonYield::pace(9, 32);  // between: unchanged
+    EXPECT_EQ(cpus_of(0), n);
+    DaemonYield::pace(1, 32);
+    EXPECT_EQ(cpus_of(other_tid), narrow);
+    DaemonYield::stream_ended();
+    EXPECT_FALSE(y.narrowed());
+    EXPECT_EQ(cpus_of(other_tid), n);
+    DaemonYield::pace(0, 32);
+    EXPECT_EQ(cpus_of(0), narrow);
+  });  // the guard ends narrowed
+  t.join();
+  EXPECT_EQ(cpus_of(0), n);
+  EXPECT_EQ(cpus_of(other_tid), n);
+  DaemonYield::pace(0, 32);  // no guard any more: nothing
+  EXPECT_EQ(cpus_of(other_tid), n);
+  {
+    std::lock_guard<std::mutex> l(mu);
+    quit = true;
+  }
+  cv.notify_all();
+  other.join();
 }
 
 }  // namespace

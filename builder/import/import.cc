@@ -535,8 +535,9 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   if (job.desc.reference.empty()) job.desc.reference = opt.source;
   job.report("resolve");  // the source is open: its manifest (and digest) resolved
   if (progress) src->on_transfer([&job](const inspect::TransferProgress& t) { job.report_download(t); });
-  // Before the compressors and the read-ahead start; the writer (its
-  // compressors) and the walk (the read-ahead) end inside the try below.
+  // Before the compressors and the read-ahead start (they inherit its nice
+  // value); the read-ahead paces the CPUs of every thread while the export
+  // streams; the writer and the walk end inside the try below.
   std::optional<DaemonYield> yield;
   if (job.daemon_export) yield.emplace();
   const bool layered = job.desc.layers.size() > 1;
