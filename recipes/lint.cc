@@ -100,7 +100,14 @@ bool dockerfile_name(const std::string& n) {
   auto ends = [&](std::string_view s) {
     return n.size() > s.size() && n.compare(n.size() - s.size(), s.size(), s) == 0;
   };
-  return n == "Dockerfile" || n.rfind("Dockerfile.", 0) == 0 || ends(".Dockerfile") || ends(".dockerfile");
+  // BuildKit's per-Dockerfile ignore file (`Dockerfile.dockerignore`,
+  // `x.Dockerfile.dockerignore`) and documents named after a Dockerfile are
+  // not Dockerfiles.
+  for (std::string_view not_one : {".dockerignore", ".md", ".rst", ".txt"})
+    if (ends(not_one)) return false;
+  auto starts = [&](std::string_view s) { return n.size() > s.size() && n.compare(0, s.size(), s) == 0; };
+  return n == "Dockerfile" || n == "Containerfile" || starts("Dockerfile.") || starts("Dockerfile-") ||
+         starts("Dockerfile_") || starts("Containerfile.") || ends(".Dockerfile") || ends(".dockerfile");
 }
 
 }  // namespace

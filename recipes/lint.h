@@ -38,7 +38,9 @@ struct NgcBase {
 NgcBase classify_base(const std::string& image, const LintOptions& opt);
 
 /// Whether a file name is a Dockerfile's: `Dockerfile`, `Dockerfile.*`,
-/// `*.Dockerfile`, `*.dockerfile`.
+/// `Dockerfile-*`, `Dockerfile_*`, `*.Dockerfile`, `*.dockerfile`,
+/// `Containerfile`, `Containerfile.*`; not `*.dockerignore` (BuildKit's
+/// per-Dockerfile ignore file), `*.md`, `*.rst`, `*.txt`.
 bool is_dockerfile_name(const std::string& name);
 /// The files under `dir` (recursively, hidden directories and symbolic links
 /// to directories skipped) whose names are Dockerfiles', sorted.

@@ -135,9 +135,11 @@ TEST(LintCli, MalformedDockerfileExitsTwoWithAPositionedMessageAndNoReport) {
   fs::remove(tmp);
 }
 
-// `lint DIR` walks the tree: Dockerfile, Dockerfile.*, *.Dockerfile,
-// *.dockerfile; hidden directories skipped; a file that is not a Dockerfile is
-// one positioned error while the others are still reported; exit 2.
+// `lint DIR` walks the tree: Dockerfile, Dockerfile.*, Dockerfile-*,
+// Dockerfile_*, *.Dockerfile, *.dockerfile, Containerfile, Containerfile.*,
+// but not BuildKit's Dockerfile.dockerignore nor a Dockerfile.md; hidden
+// directories skipped; a file that is not a Dockerfile is one positioned
+// error while the others are still reported; exit 2.
 TEST(LintCli, DirectoryIsWalkedAndARefusedFileDoesNotHideTheOthers) {
   fs::path dir = fs::temp_directory_path() / ("trainimg_lint_dir_" + std::to_string(::getpid()));
   fs::create_directories(dir / "a" / "b");
@@ -147,15 +149,24 @@ TEST(LintCli, DirectoryIsWalkedAndARefusedFileDoesNotHideTheOthers) {
   std::ofstream(dir / "a" / "Dockerfile.k8s") << "apiVersion: v1\nkind: Pod\n";
   std::ofstream(dir / "a" / "notes.txt") << "not linted\n";
   std::ofstream(dir / ".git" / "Dockerfile") << "not linted\n";
+  std::ofstream(dir / "Dockerfile.dockerignore") << "*.ckpt\n";
+  std::ofstream(dir / "a" / "b" / "train.Dockerfile.dockerignore") << "data/\n";
+  std::ofstream(dir / "Dockerfile.md") << "# How to build\n";
+  std::ofstream(dir / "a" / "Dockerfile-cuda") << "FROM ubuntu:24.04\nENV NCCL_NET_PLUGIN=none\n";
+  std::ofstream(dir / "a" / "Dockerfile_rocm") << "FROM ubuntu:24.04\n";
+  std::ofstream(dir / "a" / "Containerfile") << "FROM ubuntu:24.04\n";
   Result r = lint("--format json " + dir.string());
   EXPECT_EQ(r.rc, 2) << r.out << r.err;
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
             (dir / "a" / "Dockerfile.k8s").string() + ":1:1: error: unknown instruction 'apiVersion:'");
   auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j["inputs"].size(), 2u) << r.out;
+  ASSERT_EQ(j["inputs"].size(), 5u) << r.out;
   EXPECT_EQ(j["inputs"][0], (dir / "Dockerfile").string());
-  EXPECT_EQ(j["inputs"][1], (dir / "a" / "b" / "train.Dockerfile").string());
-  EXPECT_EQ(j["findings"].size(), 2u);
+  EXPECT_EQ(j["inputs"][1], (dir / "a" / "Containerfile").string());
+  EXPECT_EQ(j["inputs"][2], (dir / "a" / "Dockerfile-cuda").string());
+  EXPECT_EQ(j["inputs"][3], (dir / "a" / "Dockerfile_rocm").string());
+  EXPECT_EQ(j["inputs"][4], (dir / "a" / "b" / "train.Dockerfile").string());
+  EXPECT_EQ(j["findings"].size(), 3u);
   // Without the refused file the exit code is the findings' again.
   fs::remove(dir / "a" / "Dockerfile.k8s");
   EXPECT_EQ(lint(dir.string()).rc, 1);
