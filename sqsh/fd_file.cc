@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +20,22 @@
 
 namespace trainimg::sqsh {
 namespace {
+
+// Reads [offset, offset + size) into p, retrying short reads and EINTR,
+// stopping at the end of the file: the bytes read, or -1 with errno set.
+ssize_t pread_full(int fd, char* p, size_t size, uint64_t offset) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::pread(fd, p + done, size - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  return static_cast<ssize_t>(done);
+}
 
 // Writes every byte of [p, p + size) at `offset`, retrying short writes and
 // EINTR; -1 with errno set on failure.
@@ -53,8 +68,8 @@ int pwrite_all(int fd, const char* p, size_t size, uint64_t offset) {
 // blocks and fragments it deduplicates) and truncates (to drop a duplicate
 // file's blocks): a read preads and then applies every queued write and
 // truncate to what it read, in queue order, under the lock that the thread
-// needs to retire an op, so no byte can be in neither place. An error of the thread (ENOSPC, EIO) fails the
-// next call and flush(), with its errno.
+// needs to retire an op, so no byte can be in neither place. An error of the
+// thread (ENOSPC, EIO) fails the next call and flush(), with its errno.
 class WriteBehind {
  public:
   explicit WriteBehind(int fd, uint64_t size)
@@ -71,31 +86,14 @@ class WriteBehind {
     thread_.join();
   }
 
-  // 0, or the errno of the write that failed (now or earlier).
+  // 0, or the errno of the write that failed (now or earlier). A write
+  // larger than one op (none of libsquashfs's is) is queued in pieces.
   int write(uint64_t offset, const char* p, size_t n) {
-    if (n == 0) return 0;
-    std::unique_lock<std::mutex> l(mu_);
-    if (err_) return err_;
-    if (n > kRing / 4) {  // larger than any block: after the queue, directly
-      idle_.wait(l, [&] { return ops_.empty() || err_; });
-      if (err_) return err_;
-      if (pwrite_all(fd_, p, n, offset) != 0) return err_ = errno;
-      written_ = std::max(written_, offset + n);
-      return 0;
+    for (size_t done = 0; done < n;) {
+      const size_t piece = std::min<size_t>(n - done, kMaxOp);
+      if (int e = queue_write(offset + done, p + done, piece)) return e;
+      done += piece;
     }
-    space_.wait(l, [&] { return kRing - (head_ - tail_) >= n || err_; });
-    if (err_) return err_;
-    copy_in(head_, p, n);
-    Op* last = ops_.empty() ? nullptr : &ops_.back();
-    if (last && !last->truncate && !(busy_ && ops_.size() == 1) && last->offset + last->len == offset &&
-        last->ring + last->len == head_ && last->len + n <= kMaxOp) {
-      last->len += n;
-    } else {
-      ops_.push_back(Op{offset, head_, n, false, 0});
-    }
-    head_ += n;
-    l.unlock();
-    work_.notify_one();
     return 0;
   }
 
@@ -103,17 +101,10 @@ class WriteBehind {
   int read(uint64_t offset, char* p, size_t n) {
     std::lock_guard<std::mutex> l(mu_);
     if (err_) return err_;
-    size_t done = 0;
-    while (done < n) {
-      ssize_t r = ::pread(fd_, p + done, n - done, static_cast<off_t>(offset + done));
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        return errno;
-      }
-      if (r == 0) break;  // the rest is still queued (the thread has not got there)
-      done += static_cast<size_t>(r);
-    }
-    if (done < n) std::memset(p + done, 0, n - done);
+    const ssize_t got = pread_full(fd_, p, n, offset);
+    if (got < 0) return errno;
+    // Past the file's end the rest is still queued (or a hole).
+    std::memset(p + got, 0, n - static_cast<size_t>(got));
     // What is queued, applied in order: a write lays its bytes over the
     // range; a truncate zeroes what lies past its size (bytes the file may
     // still hold, which a later write past the end leaves as a hole).
@@ -168,6 +159,25 @@ class WriteBehind {
     uint64_t size;  // truncate: the new size
   };
 
+  int queue_write(uint64_t offset, const char* p, size_t n) {
+    std::unique_lock<std::mutex> l(mu_);
+    if (err_) return err_;
+    space_.wait(l, [&] { return kRing - (head_ - tail_) >= n || err_; });
+    if (err_) return err_;
+    copy_in(head_, p, n);
+    Op* last = ops_.empty() ? nullptr : &ops_.back();
+    if (last && !last->truncate && !(busy_ && ops_.size() == 1) && last->offset + last->len == offset &&
+        last->ring + last->len == head_ && last->len + n <= kMaxOp) {
+      last->len += n;
+    } else {
+      ops_.push_back(Op{offset, head_, n, false, 0});
+    }
+    head_ += n;
+    l.unlock();
+    work_.notify_one();
+    return 0;
+  }
+
   void copy_in(uint64_t at, const char* p, size_t n) {
     const uint64_t pos = at % kRing, first = std::min<uint64_t>(n, kRing - pos);
     std::memcpy(ring_.get() + pos, p, first);
@@ -188,29 +198,12 @@ class WriteBehind {
       handed_ = std::min(handed_, op.size);
       return 0;
     }
+    // The op's bytes, in one piece or two where they wrap around the ring.
     const uint64_t pos = op.ring % kRing, first = std::min<uint64_t>(op.len, kRing - pos);
-    iovec iov[2] = {{ring_.get() + pos, first}, {ring_.get(), op.len - first}};
-    uint64_t off = op.offset;
-    int cnt = op.len > first ? 2 : 1;
-    iovec* v = iov;
-    while (cnt > 0) {
-      ssize_t n = ::pwritev(fd_, v, cnt, static_cast<off_t>(off));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return errno;
-      }
-      off += static_cast<uint64_t>(n);
-      auto left = static_cast<size_t>(n);
-      while (cnt > 0 && left >= v->iov_len) {
-        left -= v->iov_len;
-        ++v;
-        --cnt;
-      }
-      if (cnt > 0) {
-        v->iov_base = static_cast<char*>(v->iov_base) + left;
-        v->iov_len -= left;
-      }
-    }
+    if (pwrite_all(fd_, ring_.get() + pos, first, op.offset) != 0 ||
+        pwrite_all(fd_, ring_.get(), op.len - first, op.offset + first) != 0)
+      return errno;
+    const uint64_t off = op.offset + op.len;
     written_ = std::max(written_, off);
     // Write-behind; a file system that cannot (or a pipe) leaves it all to the fsync.
     if (written_ - handed_ >= kWriteBehind) {
@@ -296,18 +289,12 @@ int fd_read_at(sqfs_file_t* base, sqfs_u64 offset, void* buffer, size_t size) {
     }
     return 0;
   }
-  while (size > 0) {
-    ssize_t n = ::pread(f->fd, p, size, static_cast<off_t>(offset));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      f->last_errno = errno;
-      return SQFS_ERROR_IO;
-    }
-    if (n == 0) return SQFS_ERROR_OUT_OF_BOUNDS;  // file shrank under us
-    p += n;
-    offset += static_cast<uint64_t>(n);
-    size -= static_cast<size_t>(n);
+  const ssize_t got = pread_full(f->fd, p, size, offset);
+  if (got < 0) {
+    f->last_errno = errno;
+    return SQFS_ERROR_IO;
   }
+  if (static_cast<size_t>(got) < size) return SQFS_ERROR_OUT_OF_BOUNDS;  // file shrank under us
   return 0;
 }
 

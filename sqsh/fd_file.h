@@ -25,7 +25,7 @@ FilePtr make_fd_file(int fd, bool read_only, bool own);
 int fd_file_flush(sqfs_file_t* f);
 
 /// Tests only: while held, queued writes stay queued (keep them under 8 MiB
-/// and below 2 MiB each, or the writer waits for the thread).
+/// in all, or the writer waits for the thread).
 void fd_file_hold_writes(sqfs_file_t* f, bool hold);
 
 /// errno of the last failed read/write/truncate on a file made above (0 if none).

@@ -40,6 +40,15 @@ std::string get(sqfs_file_t* f, uint64_t off, size_t n) {
   return s;
 }
 
+// A new writable file at `path`, as the writer opens its output.
+struct Output {
+  explicit Output(const std::string& path)
+      : fd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)),
+        file(fd ? make_fd_file(fd.get(), false, false) : nullptr) {}
+  UniqueFd fd;
+  FilePtr file;
+};
+
 // A model of the file (a string) and the real one, driven by the same random
 // writes, reads and truncates (appends mostly, as a squashfs image is
 // written, with rewrites of earlier ranges and truncates back as the block
@@ -48,9 +57,8 @@ std::string get(sqfs_file_t* f, uint64_t off, size_t n) {
 TEST(FdFile, ReadsAndTruncatesSeeEveryQueuedWrite) {
   TempDir tmp;
   const std::string path = tmp / "out";
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  ASSERT_TRUE(fd);
-  FilePtr f = make_fd_file(fd.get(), false, false);
+  Output out(path);
+  sqfs_file_t* f = out.file.get();
   ASSERT_TRUE(f);
   std::mt19937 rng(7);
   std::string model;
@@ -67,47 +75,47 @@ TEST(FdFile, ReadsAndTruncatesSeeEveryQueuedWrite) {
     if (step % 25 == 0 || queued > (6u << 20)) {
       held = !held && queued <= (6u << 20);
       if (held) {
-        ASSERT_EQ(fd_file_flush(f.get()), 0);  // the ring empty: 6 MiB more fit
+        ASSERT_EQ(fd_file_flush(f), 0);  // the ring empty: 6 MiB more fit
       }
-      fd_file_hold_writes(f.get(), held);
+      fd_file_hold_writes(f, held);
       queued = 0;
     }
     const unsigned what = rng() % 100;
-    if (what < 70 || model.empty()) {  // append; now and then (not held) larger than the direct-write limit
+    if (what < 70 || model.empty()) {  // append; now and then (not held) larger than one queued op
       const size_t n = !held && rng() % 50 == 0 ? (3u << 20) : 1 + rng() % 300000;
       queued += n;
       std::string s = chunk(n);
-      ASSERT_EQ(put(f.get(), model.size(), s), 0);
+      ASSERT_EQ(put(f, model.size(), s), 0);
       model += s;
     } else if (what < 74) {  // append after a hole (reads as zeros)
       const size_t gap = 1 + rng() % 100000, n = 1 + rng() % 100000;
       std::string s = chunk(n);
-      ASSERT_EQ(put(f.get(), model.size() + gap, s), 0);
+      ASSERT_EQ(put(f, model.size() + gap, s), 0);
       model += std::string(gap, '\0') + s;
       queued += n;
     } else if (what < 80) {  // rewrite inside
       const size_t off = rng() % model.size(), n = 1 + rng() % std::min<size_t>(model.size() - off, 70000);
       queued += n;
       std::string s = chunk(n);
-      ASSERT_EQ(put(f.get(), off, s), 0);
+      ASSERT_EQ(put(f, off, s), 0);
       model.replace(off, n, s);
     } else if (what < 95) {  // read back
       const size_t off = rng() % model.size(), n = 1 + rng() % std::min<size_t>(model.size() - off, 200000);
-      ASSERT_EQ(get(f.get(), off, n), model.substr(off, n)) << "step " << step;
+      ASSERT_EQ(get(f, off, n), model.substr(off, n)) << "step " << step;
     } else {  // truncate back
       const size_t to = model.size() - rng() % std::min<size_t>(model.size(), 500000);
-      ASSERT_EQ(f->truncate(f.get(), to), 0);
+      ASSERT_EQ(f->truncate(f, to), 0);
       model.resize(to);
     }
-    ASSERT_EQ(f->get_size(f.get()), model.size());
+    ASSERT_EQ(f->get_size(f), model.size());
   }
-  fd_file_hold_writes(f.get(), false);
-  ASSERT_EQ(fd_file_flush(f.get()), 0);
+  fd_file_hold_writes(f, false);
+  ASSERT_EQ(fd_file_flush(f), 0);
   EXPECT_TRUE(slurp(path) == model) << "the file differs from the model (" << slurp(path).size() << " vs "
                                     << model.size() << " bytes)";
   // Out of range stays refused.
   char c;
-  EXPECT_EQ(f->read_at(f.get(), model.size(), &c, 1), SQFS_ERROR_OUT_OF_BOUNDS);
+  EXPECT_EQ(f->read_at(f, model.size(), &c, 1), SQFS_ERROR_OUT_OF_BOUNDS);
 }
 
 // The two cases the random walk above rarely meets, made on purpose with
@@ -117,24 +125,23 @@ TEST(FdFile, ReadsAndTruncatesSeeEveryQueuedWrite) {
 TEST(FdFile, HolesReadAsZerosWhateverTheFileStillHolds) {
   TempDir tmp;
   const std::string path = tmp / "out";
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  ASSERT_TRUE(fd);
-  FilePtr f = make_fd_file(fd.get(), false, false);
+  Output out(path);
+  sqfs_file_t* f = out.file.get();
   ASSERT_TRUE(f);
-  fd_file_hold_writes(f.get(), true);
-  ASSERT_EQ(put(f.get(), 0, std::string(10, 'x')), 0);
-  ASSERT_EQ(put(f.get(), 50, "y"), 0);
-  EXPECT_EQ(get(f.get(), 0, 51), std::string(10, 'x') + std::string(40, '\0') + "y");
-  fd_file_hold_writes(f.get(), false);
+  fd_file_hold_writes(f, true);
+  ASSERT_EQ(put(f, 0, std::string(10, 'x')), 0);
+  ASSERT_EQ(put(f, 50, "y"), 0);
+  EXPECT_EQ(get(f, 0, 51), std::string(10, 'x') + std::string(40, '\0') + "y");
+  fd_file_hold_writes(f, false);
 
-  ASSERT_EQ(put(f.get(), 51, std::string(149, 'A')), 0);
-  ASSERT_EQ(fd_file_flush(f.get()), 0);  // 200 bytes in the file
-  fd_file_hold_writes(f.get(), true);
-  ASSERT_EQ(f->truncate(f.get(), 100), 0);
-  ASSERT_EQ(put(f.get(), 150, std::string(10, 'B')), 0);
-  EXPECT_EQ(get(f.get(), 100, 60), std::string(50, '\0') + std::string(10, 'B'));
-  fd_file_hold_writes(f.get(), false);
-  ASSERT_EQ(fd_file_flush(f.get()), 0);
+  ASSERT_EQ(put(f, 51, std::string(149, 'A')), 0);
+  ASSERT_EQ(fd_file_flush(f), 0);  // 200 bytes in the file
+  fd_file_hold_writes(f, true);
+  ASSERT_EQ(f->truncate(f, 100), 0);
+  ASSERT_EQ(put(f, 150, std::string(10, 'B')), 0);
+  EXPECT_EQ(get(f, 100, 60), std::string(50, '\0') + std::string(10, 'B'));
+  fd_file_hold_writes(f, false);
+  ASSERT_EQ(fd_file_flush(f), 0);
   const std::string want = std::string(10, 'x') + std::string(40, '\0') + "y" + std::string(49, 'A') +
                            std::string(50, '\0') + std::string(10, 'B');
   EXPECT_TRUE(slurp(path) == want);
@@ -145,16 +152,17 @@ TEST(FdFile, HolesReadAsZerosWhateverTheFileStillHolds) {
 TEST(FdFile, AFailedWriteSurfacesInTheNextCallAndTheFlushWithItsErrno) {
   UniqueFd fd(::open("/dev/full", O_WRONLY | O_CLOEXEC));
   if (!fd) GTEST_SKIP() << "/dev/full not available";
-  FilePtr f = make_fd_file(fd.get(), false, false);
+  FilePtr file = make_fd_file(fd.get(), false, false);
+  sqfs_file_t* f = file.get();
   ASSERT_TRUE(f);
-  (void)put(f.get(), 0, "super block");
+  (void)put(f, 0, "super block");
   int rc = 0;
-  for (int i = 0; i < 1000 && rc == 0; ++i) rc = put(f.get(), 11 + i, "x");  // until the thread has failed
-  if (rc == 0) rc = fd_file_flush(f.get());
+  for (int i = 0; i < 1000 && rc == 0; ++i) rc = put(f, 11 + i, "x");  // until the thread has failed
+  if (rc == 0) rc = fd_file_flush(f);
   EXPECT_EQ(rc, SQFS_ERROR_IO);
-  EXPECT_EQ(fd_file_errno(f.get()), ENOSPC);
-  EXPECT_EQ(fd_file_flush(f.get()), SQFS_ERROR_IO);
-  EXPECT_EQ(put(f.get(), 2000, "y"), SQFS_ERROR_IO);
+  EXPECT_EQ(fd_file_errno(f), ENOSPC);
+  EXPECT_EQ(fd_file_flush(f), SQFS_ERROR_IO);
+  EXPECT_EQ(put(f, 2000, "y"), SQFS_ERROR_IO);
 }
 
 }  // namespace
