@@ -335,18 +335,12 @@ DaemonYield::DaemonYield() {
   if (!(now == -1 && errno != 0))
     (void)::setpriority(PRIO_PROCESS, tid, std::min(19, now + kDaemonYieldNice));
 
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) >= 2) {
-    const auto* b = reinterpret_cast<const unsigned char*>(&set);
-    full_.assign(b, b + sizeof set);
+  if (::sched_getaffinity(0, sizeof full_, &full_) == 0 && CPU_COUNT(&full_) >= 2) {
+    narrow_ = full_;
     // The first CPU is the one left: it is where a VM's interrupts usually land.
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-      if (!CPU_ISSET(cpu, &set)) continue;
-      CPU_CLR(cpu, &set);
-      break;
-    }
-    narrow_.assign(b, b + sizeof set);
+    int cpu = 0;
+    while (!CPU_ISSET(cpu, &narrow_)) ++cpu;
+    CPU_CLR(cpu, &narrow_);
     can_narrow_ = true;
   }
   g_yield.store(this);
@@ -359,8 +353,7 @@ DaemonYield::~DaemonYield() {
 }
 
 void DaemonYield::apply(bool narrow) {
-  cpu_set_t set;
-  std::memcpy(&set, (narrow ? narrow_ : full_).data(), sizeof set);
+  const cpu_set_t& set = narrow ? narrow_ : full_;
   // Every thread of the process: the compressors, the output's writer, the
   // read-ahead, the walk; a thread started later inherits its creator's.
   std::error_code ec;

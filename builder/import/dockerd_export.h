@@ -20,12 +20,13 @@
 // the image (`created`, see image_created()), not from the export's mtimes.
 #pragma once
 
+#include <sched.h>
+
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "inspect/inspect.h"
 
@@ -74,9 +75,8 @@ class DaemonYield {
 
  private:
   void apply(bool narrow);
-  std::vector<unsigned char> full_,
-      narrow_;  // cpu_set_t: the creating thread's, and that without its first CPU
-  bool can_narrow_ = false;
+  cpu_set_t full_{}, narrow_{};  // the creating thread's CPUs, and those without the first
+  bool can_narrow_ = false;      // two CPUs or more
   bool narrowed_ = false;
   mutable std::mutex mu_;
 };
