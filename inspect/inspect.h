@@ -24,6 +24,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -69,6 +70,10 @@ class ContentReader {
   virtual size_t read(char* buf, size_t n) = 0;
   /// Skips n bytes (seeks where possible); returns bytes skipped.
   virtual uint64_t skip(uint64_t n);
+  /// The next bytes, without a copy where the reader already holds them in
+  /// memory: a view valid until the next call on this reader, empty at the
+  /// end. The default reads into `scratch` (never more than its size).
+  virtual std::string_view read_view(std::span<char> scratch);
 };
 
 class LayerVisitor {
@@ -178,6 +183,9 @@ class ByteSource {
   /// reads and drops. Seekable sources override it with a seek.
   virtual uint64_t skip(uint64_t n);
   virtual bool seekable() const { return false; }
+  /// As ContentReader::read_view: a view valid until the next call, empty
+  /// at the end; the default reads into `scratch`.
+  virtual std::string_view read_view(std::span<char> scratch);
 };
 
 /// Names the layer in messages and in Entry::layer.

@@ -107,6 +107,7 @@ void Writer::Impl::setup(int fd) {
   root = new_node(NodeType::Dir);
   root->mode = 0755;
   root->mtime = mtime;
+  feeder = std::make_unique<DataFeeder>(*this);
 }
 
 void Writer::Impl::setup_compressors() {
@@ -224,10 +225,8 @@ void Writer::Impl::begin_file(const Node& n) {
   WNode* w = new_node(NodeType::File);
   set_meta(w, n);
   link(path, w);
-  check_rc(sqfs_block_processor_begin_file(proc.get(), &w->file_inode, nullptr, file_flags),
-           "starting the data of " + path);
+  feeder->begin(w, path);
   in_file = true;
-  current = path;
   stats.files++;
 }
 
@@ -266,7 +265,9 @@ Writer::Writer(int fd, std::string name, WriterOptions opts) : impl_(std::make_u
 // is being thrown away, so errors here are moot.
 Writer::~Writer() {
   if (!impl_ || !impl_->proc || impl_->finished) return;
-  if (impl_->in_file) (void)sqfs_block_processor_end_file(impl_->proc.get());
+  if (!impl_->feeder) return;  // setup failed before the processor was used
+  impl_->feeder->abandon();
+  if (impl_->feeder->file_open()) (void)sqfs_block_processor_end_file(impl_->proc.get());
   (void)sqfs_block_processor_sync(impl_->proc.get());
 }
 
@@ -288,8 +289,7 @@ void Writer::begin_file(const Node& n) {
 void Writer::write(const void* data, size_t n) {
   impl_->guarded([&] {
     if (!impl_->in_file) impl_->fail("write() outside a file");
-    impl_->check_rc(sqfs_block_processor_append(impl_->proc.get(), data, n),
-                    "writing the data of " + impl_->current);
+    impl_->feeder->write(data, n);
   });
 }
 
@@ -297,7 +297,7 @@ void Writer::end_file() {
   impl_->guarded([&] {
     if (!impl_->in_file) impl_->fail("end_file() outside a file");
     impl_->in_file = false;
-    impl_->check_rc(sqfs_block_processor_end_file(impl_->proc.get()), "writing the data of " + impl_->current);
+    impl_->feeder->end();
   });
 }
 

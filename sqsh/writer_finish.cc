@@ -136,6 +136,8 @@ void Writer::Impl::pad_to(uint64_t multiple) {
 
 uint64_t Writer::Impl::finish() {
   if (in_file) fail("finish() called inside a file");
+  feeder->drain();
+  feeder->abandon();  // nothing is left: the thread just ends
   check_rc(sqfs_block_processor_finish(proc.get()), "writing the remaining data blocks");
   stats.input_bytes = sqfs_block_processor_get_stats(proc.get())->input_bytes_read;
 

@@ -14,6 +14,7 @@
 #include "sqsh/fd_file.h"
 #include "sqsh/handles.h"
 #include "sqsh/sqsh.h"
+#include "sqsh/writer_feed.h"
 
 namespace trainimg::sqsh {
 
@@ -77,13 +78,15 @@ struct Writer::Impl {
   XattrWriterPtr xwr;
   MetaWriterPtr im, dm;
   DirWriterPtr dirwr;
+  // Calls the block processor from a thread of its own; destroyed (joined)
+  // before the processor and the nodes it writes into.
+  std::unique_ptr<DataFeeder> feeder;
   sqfs_super_t super{};
   WNode* root = nullptr;
   bool in_file = false;
   bool failed = false;
   bool finished = false;
   uint32_t file_flags = 0;
-  std::string current;  // path of the open file, for messages
   Stats stats;
 
   [[noreturn]] void fail(const std::string& msg) const { throw Error(name, msg); }

@@ -165,11 +165,11 @@ void copy_content(Job& job, sqsh::Writer& w, const sqsh::Node& node, inspect::Co
   uint64_t got = 0;
   for (;;) {
     check_interrupted(job.desc.reference);
-    size_t n = r.read(buf.data(), buf.size());
-    if (n == 0) break;
-    got += n;
+    std::string_view v = r.read_view(buf);
+    if (v.empty()) break;
+    got += v.size();
     if (got > node.size) break;
-    w.write(buf.data(), n);
+    w.write(v.data(), v.size());
   }
   if (got != node.size)
     throw Error(job.desc.reference, node.path + ": the header says " + std::to_string(node.size) +

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The read-and-drop fallbacks of the two reader interfaces of inspect.h, for
-// readers that cannot seek.
+// The fallbacks of the two reader interfaces of inspect.h: read-and-drop for
+// readers that cannot seek, read-into-scratch for those that hold no bytes.
 #include <algorithm>
 
 #include "inspect/inspect.h"
@@ -31,6 +31,14 @@ uint64_t ContentReader::skip(uint64_t n) {
 
 uint64_t ByteSource::skip(uint64_t n) {
   return read_and_drop<65536>(*this, n);
+}
+
+std::string_view ContentReader::read_view(std::span<char> scratch) {
+  return {scratch.data(), read(scratch.data(), scratch.size())};
+}
+
+std::string_view ByteSource::read_view(std::span<char> scratch) {
+  return {scratch.data(), read(scratch.data(), scratch.size())};
 }
 
 }  // namespace trainimg::inspect

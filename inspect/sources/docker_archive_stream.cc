@@ -26,6 +26,7 @@ class MemberSource : public ByteSource {
  public:
   explicit MemberSource(TarReader& outer) : outer_(outer) {}
   size_t read(char* buf, size_t n) override { return outer_.read(buf, n); }
+  std::string_view read_view(std::span<char> scratch) override { return outer_.read_view(scratch); }
 
  private:
   TarReader& outer_;

@@ -211,7 +211,7 @@ class RegistrySource : public ImageSource {
     for (size_t i = 0; i < layers_.size(); ++i) {
       LayerInput in{uri_, "blob " + layers_[i].digest, desc_.layers[i], i};
       if (int fd = wait_readable(i); fd >= 0) {
-        FileRange range(fd, 0, layers_[i].size, name());
+        MappedRange range(fd, 0, layers_[i].size, name());  // verified, never written again
         walk_layer_tar(range, in, v);
       } else {
         // Bytes that do not parse may be bytes that will not verify: then

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inspect/sources/tar_layer.h"
 
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <functional>
 #include <stdexcept>
 #include <string_view>
@@ -36,10 +39,74 @@ uint64_t FileRange::skip(uint64_t n) {
   return step;
 }
 
+MappedRange::MappedRange(int fd, uint64_t offset, uint64_t length, std::string name)
+    : fd_(fd), begin_(offset), end_(offset + length), pos_(offset), name_(std::move(name)) {
+  struct stat st {};
+  if (fstat(fd_, &st) != 0) throw_errno(name_, "fstat");
+  if (static_cast<uint64_t>(st.st_size) < end_)
+    throw Error(name_, "the file is " + std::to_string(st.st_size) + " bytes, " + std::to_string(end_) +
+                           " were expected");
+}
+
+void MappedRange::unmap() {
+  if (map_) munmap(const_cast<char*>(map_), map_len_);
+  map_ = nullptr;
+  map_len_ = 0;
+}
+
+std::string_view MappedRange::read_view(std::span<char>) {
+  if (pos_ >= end_) return {};
+  if (!map_ || pos_ >= map_at_ + map_len_) {
+    // 8 MiB windows, their pages mapped at once (MAP_POPULATE: no fault per
+    // page, read-ahead for what is not in the page cache yet).
+    constexpr uint64_t kWindow = 8 << 20;
+    unmap();
+    uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    map_at_ = pos_ / page * page;
+    map_len_ = std::min(kWindow, end_ - map_at_);
+    void* m =
+        mmap(nullptr, map_len_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd_, static_cast<off_t>(map_at_));
+    if (m == MAP_FAILED) {
+      map_len_ = 0;
+      throw_errno(name_, "mmap at offset " + std::to_string(map_at_));
+    }
+    map_ = static_cast<const char*>(m);
+  }
+  std::string_view v(map_ + (pos_ - map_at_), map_at_ + map_len_ - pos_);
+  pos_ += v.size();
+  return v;
+}
+
+size_t MappedRange::read(char* buf, size_t n) {
+  n = static_cast<size_t>(std::min<uint64_t>(n, end_ - pos_));
+  size_t done = 0;
+  while (done < n) {
+    std::string_view v = read_view({});
+    size_t take = std::min(v.size(), n - done);
+    std::memcpy(buf + done, v.data(), take);
+    pos_ -= v.size() - take;
+    done += take;
+  }
+  return done;
+}
+
+uint64_t MappedRange::skip(uint64_t n) {
+  uint64_t step = std::min(n, end_ - pos_);
+  pos_ += step;
+  return step;
+}
+
 size_t HashingSource::read(char* buf, size_t n) {
   size_t got = inner_.read(buf, n);
   if (hashed_all_) sha_.update(buf, got);  // after a seek the digest is lost: save the work
   bytes_ += got;
+  return got;
+}
+
+std::string_view HashingSource::read_view(std::span<char> scratch) {
+  std::string_view got = inner_.read_view(scratch);
+  if (hashed_all_) sha_.update(got.data(), got.size());
+  bytes_ += got.size();
   return got;
 }
 
@@ -90,8 +157,9 @@ la_ssize_t TarReader::read_cb(archive*, void* self, const void** buf) {
       std::vector<char>(t->grow_to_).swap(t->buf_);
       t->grow_to_ = 0;
     }
-    *buf = t->buf_.data();
-    return static_cast<la_ssize_t>(t->in_.read(t->buf_.data(), t->buf_.size()));
+    std::string_view got = t->in_.read_view(t->buf_);
+    *buf = got.data();
+    return static_cast<la_ssize_t>(got.size());
   } catch (...) {
     t->error_ = std::current_exception();
     return ARCHIVE_FATAL;
@@ -133,16 +201,71 @@ archive_entry* TarReader::next() {
                   : "after member '" + last_name_ + "' at tar offset " + std::to_string(data_offset()));
   const char* name = archive_entry_pathname(e);
   last_name_ = name ? name : "";
+  block_ = nullptr;
+  block_left_ = 0;
+  block_offset_ = out_ = 0;
+  data_end_ = false;
   return e;
 }
 
+// As archive_read_data() hands out a member, without its copy: data blocks in
+// place, the holes between them as zeros, and a hole at the end too (the
+// offset libarchive gives with ARCHIVE_EOF is the member's size).
+std::string_view TarReader::read_view(std::span<char> scratch) {
+  for (;;) {
+    if (out_ < block_offset_) {
+      size_t zeros =
+          static_cast<size_t>(std::min<int64_t>(block_offset_ - out_, static_cast<int64_t>(scratch.size())));
+      std::fill_n(scratch.data(), zeros, '\0');
+      out_ += static_cast<int64_t>(zeros);
+      return {scratch.data(), zeros};
+    }
+    if (block_left_ > 0) {
+      std::string_view v(block_, block_left_);
+      block_left_ = 0;
+      out_ += static_cast<int64_t>(v.size());
+      return v;
+    }
+    if (data_end_) return {};
+    const void* p = nullptr;
+    size_t size = 0;
+    la_int64_t offset = 0;
+    int rc = archive_read_data_block(a_.get(), &p, &size, &offset);
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+    if (rc == ARCHIVE_EOF) {  // its offset is the member's size: a hole at the end comes before the end
+      data_end_ = true;
+      block_offset_ = std::max<int64_t>(block_offset_, offset);
+      continue;
+    }
+    std::string context =
+        "member '" + last_name_ + "' (header at tar offset " + std::to_string(header_offset()) + ")";
+    if (rc < ARCHIVE_WARN) check(rc, context);
+    if (offset < out_) fail(context, "sparse blocks out of order");
+    block_ = static_cast<const char*>(p);
+    block_left_ = size;
+    block_offset_ = offset;
+  }
+}
+
 size_t TarReader::read(char* buf, size_t n) {
-  la_ssize_t got = archive_read_data(a_.get(), buf, n);
-  if (got < 0)
-    check(static_cast<int>(got),
-          "member '" + last_name_ + "' (header at tar offset " + std::to_string(header_offset()) + ")");
-  if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
-  return static_cast<size_t>(std::max<la_ssize_t>(got, 0));
+  size_t done = 0;
+  while (done < n) {
+    std::string_view v = read_view({buf + done, n - done});
+    if (v.empty()) break;
+    if (v.data() == buf + done) {  // zeros of a hole, written in place
+      done += v.size();
+      continue;
+    }
+    size_t take = std::min(v.size(), n - done);
+    std::memcpy(buf + done, v.data(), take);
+    done += take;
+    // What did not fit stays for the next call: the rest of the block, at out_.
+    block_ = v.data() + take;
+    block_left_ = v.size() - take;
+    out_ -= static_cast<int64_t>(block_left_);
+    block_offset_ = out_;
+  }
+  return done;
 }
 
 int64_t TarReader::header_offset() const { return archive_read_header_position(a_.get()); }
@@ -182,6 +305,7 @@ class MemberReader : public ContentReader {
  public:
   explicit MemberReader(TarReader& t) : t_(t) {}
   size_t read(char* buf, size_t n) override { return t_.read(buf, n); }
+  std::string_view read_view(std::span<char> scratch) override { return t_.read_view(scratch); }
 
  private:
   TarReader& t_;

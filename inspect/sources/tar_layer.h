@@ -44,6 +44,32 @@ class FileRange : public ByteSource {
   std::string name_;
 };
 
+/// Bytes [offset, offset+length) of an open file that nothing writes while it
+/// is read (a verified blob of the cache, published by rename and never
+/// written again), handed out in place from a window of the file mapped in
+/// memory: no copy into a buffer, and no more of it resident in this process
+/// than the window. Throws Error when the file is shorter than the range (a
+/// mapping would fault).
+class MappedRange : public ByteSource {
+ public:
+  MappedRange(int fd, uint64_t offset, uint64_t length, std::string name);
+  MappedRange(const MappedRange&) = delete;
+  MappedRange& operator=(const MappedRange&) = delete;
+  ~MappedRange() override { unmap(); }
+  size_t read(char* buf, size_t n) override;
+  std::string_view read_view(std::span<char> scratch) override;
+  uint64_t skip(uint64_t n) override;
+  bool seekable() const override { return true; }
+
+ private:
+  void unmap();
+  int fd_;
+  uint64_t begin_, end_, pos_;
+  std::string name_;
+  const char* map_ = nullptr;  ///< file bytes [map_at_, map_at_ + map_len_)
+  uint64_t map_at_ = 0, map_len_ = 0;
+};
+
 /// Passes bytes through while hashing them. A skip that the inner source
 /// seeks over makes the digest unknowable (verified() then says so), unless
 /// `allow_seek` is false, in which case skipped bytes are read and hashed.
@@ -51,6 +77,7 @@ class HashingSource : public ByteSource {
  public:
   HashingSource(ByteSource& inner, bool allow_seek) : inner_(inner), allow_seek_(allow_seek) {}
   size_t read(char* buf, size_t n) override;
+  std::string_view read_view(std::span<char> scratch) override;
   uint64_t skip(uint64_t n) override;
   bool seekable() const override { return allow_seek_ && inner_.seekable(); }
   /// Reads what is left (at most `max_left` bytes, else Error "trailing
@@ -78,6 +105,10 @@ class TarReader {
   archive_entry* next();
   /// Bytes of the current member's data; 0 at its end.
   size_t read(char* buf, size_t n);
+  /// The current member's next bytes in place, in libarchive's buffer (valid
+  /// until the next call); holes of a sparse member come as zeros written to
+  /// `scratch`. Empty at the member's end. read() is a copy of these views.
+  std::string_view read_view(std::span<char> scratch);
   /// Offset of the current member's header in the (uncompressed) tar.
   int64_t header_offset() const;
   /// Offset in the uncompressed tar just past what has been consumed: the
@@ -97,6 +128,13 @@ class TarReader {
   std::vector<char> buf_;
   size_t grow_to_ = 0;  ///< a compressed stream: bigger reads from the next one on
   std::exception_ptr error_;
+  // The current member's data block from libarchive not yet handed out: its
+  // bytes [block_, block_ + block_left_) start at offset block_offset_ of the
+  // member; out_ bytes were handed out (a hole when out_ < block_offset_).
+  const char* block_ = nullptr;
+  size_t block_left_ = 0;
+  int64_t block_offset_ = 0, out_ = 0;
+  bool data_end_ = false;
   ArchiveReader a_;  // a member, so that a throwing constructor still frees it
   std::string last_name_;
 };

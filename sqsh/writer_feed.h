@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The block processor fed from a thread of its own. Writer::begin_file,
+// write and end_file copy their bytes into a ring and return; the feeder
+// thread makes the same libsquashfs calls, in the same order, so the image
+// is byte for byte what a direct call would write. What the caller's thread
+// saves is the processor's hand-offs to its workers (a broadcast per block,
+// a wait when the backlog is full) and its copy into the block: an import's
+// reading thread (inflate, tar, merge) was the critical path and spent a
+// third of its time there. Internal to sqsh/.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sqsh/sqsh.h"
+
+namespace trainimg::sqsh {
+
+struct WNode;
+
+class DataFeeder {
+ public:
+  explicit DataFeeder(Writer::Impl& w);
+  DataFeeder(const DataFeeder&) = delete;
+  DataFeeder& operator=(const DataFeeder&) = delete;
+  ~DataFeeder() { abandon(); }
+
+  // Each throws the feeder's first Error, if it met one (one call late at
+  // most: an op is checked when it is queued, its own failure at the next).
+  void begin(WNode* node, const std::string& path);
+  void write(const void* data, size_t n);
+  void end();
+  /// Waits until every queued op is done; throws the feeder's Error.
+  void drain();
+  /// Stops the thread with what is queued left undone (an image being thrown
+  /// away). Afterwards file_open() says whether libsquashfs has a file open.
+  void abandon();
+  bool file_open() const { return proc_in_file_; }
+
+ private:
+  enum class Kind : uint8_t { Begin, Data, End };
+  struct Op {
+    Kind kind = Kind::End;
+    uint32_t len = 0;       // Data: bytes at the ring's read position
+    WNode* node = nullptr;  // Begin
+    std::string path;       // Begin, for messages
+  };
+  void push(Op op);
+  void rethrow_if_failed();
+  void run();
+  void apply(Op& op, uint64_t at);
+
+  Writer::Impl& w_;
+  std::vector<char> ring_;
+  std::mutex mu_;
+  std::condition_variable work_cv_, space_cv_, idle_cv_;
+  std::deque<Op> ops_;
+  uint64_t head_ = 0, tail_ = 0;  // ring bytes written / released (mod ring size)
+  uint64_t unsignalled_ = 0;      // bytes queued since the feeder was last woken
+  bool idle_ = false, producer_waiting_ = false, stop_ = false, abandon_ = false;
+  std::exception_ptr error_;
+  bool failed_ = false;  // under mu_; error_ set
+  // The feeder thread's own state.
+  bool proc_in_file_ = false;
+  std::string current_;
+  std::thread thread_;
+};
+
+}  // namespace trainimg::sqsh
