@@ -2,7 +2,7 @@
 # A real Slurm cluster on this one machine for the fleet tests (issue 12):
 # munged with a key made on the spot, one slurmctld and three slurmd
 # (`slurmd -N nodeN`, one Port each), everything under a temporary
-# directory, loopback only, ports 6900-6919, never /etc/slurm or the
+# directory, loopback only, ports 6900-6904 and 20000-20999 (srun), never /etc/slurm or the
 # system munge. Writes the state file the tests read:
 #   ${TRAINIMG_SLURM_STATE:-/tmp/trainimg-ci-slurm.env}  (SLURM_CONF=…, TRAINIMG_SLURM_DIR=…)
 # Usage: .ci/start-slurm.sh [start|stop]   (stop: by the recorded pids)
@@ -86,7 +86,7 @@ ReturnToService=2
 SlurmdTimeout=30
 MessageTimeout=5
 CommunicationParameters=NoInAddrAny
-SrunPortRange=6905-6919
+SrunPortRange=20000-20999
 InactiveLimit=0
 KillWait=2
 MinJobAge=5

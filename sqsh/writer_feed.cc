@@ -10,10 +10,11 @@ namespace trainimg::sqsh {
 
 namespace {
 
-constexpr size_t kRing = 8 << 20;    // bytes queued at most
+constexpr size_t kRing = 4 << 20;    // bytes queued at most
 constexpr size_t kPiece = 1 << 20;   // a write is queued in pieces of at most this
 constexpr uint64_t kWake = 1 << 20;  // an idle feeder is woken once this much is queued
 constexpr size_t kWakeOps = 256;     // … or this many ops (small files)
+constexpr size_t kMaxOps = 4096;     // ops queued at most (memory: 500,000 empty files)
 
 }  // namespace
 
@@ -26,8 +27,12 @@ void DataFeeder::rethrow_if_failed() {
 }
 
 void DataFeeder::push(Op op) {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   rethrow_if_failed();
+  while (ops_.size() >= kMaxOps) {
+    wait_for_room(lock);
+    rethrow_if_failed();
+  }
   unsignalled_ += op.len;
   ops_.push_back(std::move(op));
   // A sleeping feeder is woken for a batch, not for every op: a wake-up is a
@@ -37,6 +42,16 @@ void DataFeeder::push(Op op) {
     idle_ = false;
     work_cv_.notify_one();
   }
+}
+
+// The ring or the op queue is full: wake the feeder and wait for it.
+void DataFeeder::wait_for_room(std::unique_lock<std::mutex>& lock) {
+  producer_waiting_ = true;
+  idle_ = false;
+  unsignalled_ = 0;
+  work_cv_.notify_one();
+  space_cv_.wait(lock);
+  producer_waiting_ = false;
 }
 
 void DataFeeder::begin(WNode* node, const std::string& path) {
@@ -60,14 +75,9 @@ void DataFeeder::write(const void* data, size_t n) {
       std::unique_lock<std::mutex> lock(mu_);
       rethrow_if_failed();
       while (kRing - (head_ - tail_) < piece) {
-        producer_waiting_ = true;
-        idle_ = false;
-        unsignalled_ = 0;
-        work_cv_.notify_one();
-        space_cv_.wait(lock);
+        wait_for_room(lock);
         rethrow_if_failed();
       }
-      producer_waiting_ = false;
       at = head_;
       head_ += piece;  // reserved: the feeder reads only what ops_ names
     }
@@ -126,6 +136,7 @@ void DataFeeder::run() {
         if (producer_waiting_) space_cv_.notify_one();
         continue;
       }
+      if (producer_waiting_ && op.kind != Kind::Data) space_cv_.notify_one();  // a slot in ops_
     }
     try {
       apply(op, at);

@@ -52,6 +52,7 @@ class DataFeeder {
     std::string path;       // Begin, for messages
   };
   void push(Op op);
+  void wait_for_room(std::unique_lock<std::mutex>& lock);
   void rethrow_if_failed();
   void run();
   void apply(Op& op, uint64_t at);

@@ -21,6 +21,7 @@
 // of the image alone (docs/import.md, "Reproducibility").
 #include "builder/import.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -178,6 +179,12 @@ void copy_content(Job& job, sqsh::Writer& w, const sqsh::Node& node, inspect::Co
   job.prog.files++;
   job.prog.bytes += got;
   if (job.prog.files % 1024 == 0) job.report("data");
+  // The merged view shrinks as files are written (docs/import.md) while
+  // libsquashfs's per-file inodes grow on the writer's data thread, in that
+  // thread's malloc arena, where the view's freed memory cannot serve them:
+  // hand whole free pages back now and then. 500,000 files, two layers: peak
+  // RSS 249 -> 219 MiB (docker:// cold 259 -> 222 MiB), for ~15 calls.
+  if (job.prog.files % 32768 == 0) malloc_trim(0);
 }
 
 // Pass 1 of a layered source: metadata only.
