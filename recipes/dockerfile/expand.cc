@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <optional>
+#include <vector>
 
 namespace trainimg::recipes {
 
@@ -30,13 +31,38 @@ namespace {
 bool name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// Index one past the `}` that closes the `${` starting at `open` (nested
-// braces counted); npos when unclosed.
-size_t closing_brace(std::string_view s, size_t open) {
-  int depth = 0;
-  for (size_t i = open; i < s.size(); ++i) {
-    if (s[i] == '{') ++depth;
-    else if (s[i] == '}' && --depth == 0) return i + 1;
+// Index one past the `}` that closes the `${` whose `{` is at `open`; npos
+// when unclosed. As BuildKit's processStopOn('}') reads a word (and sh): an
+// escaped character, a quoted string and a nested `${…}` are passed over
+// whole, so `${V:-"}"}` closes at its last brace; a bare `{` is a plain
+// character (the first unquoted `}` closes `${V:-{a}}`, as in BuildKit).
+size_t closing_brace(std::string_view s, size_t open, char escape) {
+  std::vector<char> open_ctx{'{'};  // '{': in a ${…}; '"': in a double-quoted string (no recursion)
+  for (size_t i = open + 1; i < s.size();) {
+    char c = s[i];
+    bool brace = s[i] == '$' && i + 1 < s.size() && s[i + 1] == '{';
+    if (c == escape) {
+      i += 2;
+    } else if (brace) {
+      open_ctx.push_back('{');
+      i += 2;
+    } else if (open_ctx.back() == '"') {
+      if (c == '"') open_ctx.pop_back();
+      ++i;
+    } else if (c == '}') {
+      open_ctx.pop_back();
+      ++i;
+      if (open_ctx.empty()) return i;
+    } else if (c == '"') {
+      open_ctx.push_back('"');
+      ++i;
+    } else if (c == '\'') {
+      size_t e = s.find('\'', i + 1);
+      if (e == std::string_view::npos) return e;
+      i = e + 1;
+    } else {
+      ++i;
+    }
   }
   return std::string_view::npos;
 }
@@ -203,7 +229,7 @@ size_t pattern_end(std::string_view s, char escape) {
     if (s[i] == escape)
       ++i;
     else if (s[i] == '$' && i + 1 < s.size() && s[i + 1] == '{') {
-      size_t c = closing_brace(s, i + 1);
+      size_t c = closing_brace(s, i + 1, escape);
       if (c == std::string_view::npos) return c;
       i = c - 1;
     } else if (s[i] == '/') {
@@ -239,7 +265,7 @@ size_t expand_reference(std::string_view s, size_t i, const Vars& vars, char esc
     out += '$';
     return i + 1;
   }
-  size_t close = closing_brace(s, i + 1);
+  size_t close = closing_brace(s, i + 1, escape);
   if (close == std::string_view::npos) {
     out.append(s.substr(i));
     unresolved = true;

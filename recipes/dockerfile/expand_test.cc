@@ -116,6 +116,18 @@ TEST(Expand, QuotesInTheWordAreRemoved) {
   expect_resolved("${EMPTY:-\"a\\\"b\"}", v, "a\"b");
 }
 
+// BuildKit's processStopOn('}'): a quoted `}` does not close the reference,
+// a bare `{` does not nest.
+TEST(Expand, BracesInQuotesDoNotCloseTheReference) {
+  Vars v{{"EMPTY", ""}, {"A", "1"}};
+  expect_resolved("${EMPTY:-\"}\"}", v, "}");
+  expect_resolved("${EMPTY:-'}'}x", v, "}x");
+  expect_resolved("${EMPTY:-\"${A:-\"}\"}\"}", v, "1");
+  expect_resolved("${EMPTY:-{a}}", v, "{a}");  // word `{a`, then a literal `}`
+  expect_resolved("${A:+{}}", v, "{}");
+  expect_kept("${EMPTY:-\"}", v);  // unclosed quote: unclosed reference
+}
+
 TEST(Expand, MandatoryValue) {
   Vars v{{"A", "1"}, {"EMPTY", ""}};
   expect_resolved("${A?}", v, "1");
