@@ -15,6 +15,7 @@ constexpr size_t kPiece = 1 << 20;   // a write is queued in pieces of at most t
 constexpr uint64_t kWake = 1 << 20;  // an idle feeder is woken once this much is queued
 constexpr size_t kWakeOps = 256;     // … or this many ops (small files)
 constexpr size_t kMaxOps = 4096;     // ops queued at most (memory: 500,000 empty files)
+constexpr size_t kBatch = 32;        // ops handed to the feeder at once
 
 }  // namespace
 
@@ -27,14 +28,27 @@ void DataFeeder::rethrow_if_failed() {
 }
 
 void DataFeeder::push(Op op) {
-  std::unique_lock<std::mutex> lock(mu_);
-  rethrow_if_failed();
-  while (ops_.size() >= kMaxOps) {
-    wait_for_room(lock);
+  if (failed_) {
+    std::lock_guard<std::mutex> lock(mu_);
     rethrow_if_failed();
   }
-  unsignalled_ += op.len;
-  ops_.push_back(std::move(op));
+  batch_bytes_ += op.len;
+  batch_.push_back(std::move(op));
+  if (batch_.size() >= kBatch) publish();
+}
+
+// Hands the ops queued on this thread to the feeder: one lock for a batch,
+// not one per op (both threads taking the lock per op made them wake each
+// other up through the mutex).
+void DataFeeder::publish() {
+  if (batch_.empty()) return;
+  std::unique_lock<std::mutex> lock(mu_);
+  rethrow_if_failed();
+  wait_for_room(lock, [&] { return ops_.size() + batch_.size() <= kMaxOps; });
+  for (Op& op : batch_) ops_.push_back(std::move(op));
+  batch_.clear();
+  unsignalled_ += batch_bytes_;
+  batch_bytes_ = 0;
   // A sleeping feeder is woken for a batch, not for every op: a wake-up is a
   // system call here and a context switch there.
   if (idle_ && (unsignalled_ >= kWake || ops_.size() >= kWakeOps)) {
@@ -44,14 +58,20 @@ void DataFeeder::push(Op op) {
   }
 }
 
-// The ring or the op queue is full: wake the feeder and wait for it.
-void DataFeeder::wait_for_room(std::unique_lock<std::mutex>& lock) {
+// Waits, with the feeder woken, until `room()` (the ring or the op queue has
+// room); throws the feeder's error. producer_waiting_ is set before room() is
+// checked: a release the check did not see is followed by a notify.
+template <class Room>
+void DataFeeder::wait_for_room(std::unique_lock<std::mutex>& lock, Room room) {
   producer_waiting_ = true;
-  idle_ = false;
-  unsignalled_ = 0;
-  work_cv_.notify_one();
-  space_cv_.wait(lock);
+  while (!room() && !failed_) {
+    idle_ = false;
+    unsignalled_ = 0;
+    work_cv_.notify_one();
+    space_cv_.wait(lock);
+  }
   producer_waiting_ = false;
+  rethrow_if_failed();
 }
 
 void DataFeeder::begin(WNode* node, const std::string& path) {
@@ -70,20 +90,15 @@ void DataFeeder::write(const void* data, size_t n) {
   const char* p = static_cast<const char*>(data);
   while (n > 0) {
     size_t piece = std::min(n, kPiece);
-    uint64_t at;
-    {
+    if (kRing - (head_ - tail_) < piece) {
+      publish();  // the feeder must see the ops whose bytes hold the ring
       std::unique_lock<std::mutex> lock(mu_);
-      rethrow_if_failed();
-      while (kRing - (head_ - tail_) < piece) {
-        wait_for_room(lock);
-        rethrow_if_failed();
-      }
-      at = head_;
-      head_ += piece;  // reserved: the feeder reads only what ops_ names
+      wait_for_room(lock, [&] { return kRing - (head_ - tail_) >= piece; });
     }
-    size_t off = static_cast<size_t>(at % kRing), first = std::min(piece, kRing - off);
+    size_t off = static_cast<size_t>(head_ % kRing), first = std::min(piece, kRing - off);
     std::memcpy(ring_.data() + off, p, first);
     std::memcpy(ring_.data(), p + first, piece - first);
+    head_ += piece;  // the feeder reads only what the ops name
     Op op;
     op.kind = Kind::Data;
     op.len = static_cast<uint32_t>(piece);
@@ -94,6 +109,7 @@ void DataFeeder::write(const void* data, size_t n) {
 }
 
 void DataFeeder::drain() {
+  publish();
   std::unique_lock<std::mutex> lock(mu_);
   idle_cv_.wait(lock, [&] {
     if (!ops_.empty() && idle_) {  // what is queued is below the batch size: wake it
@@ -110,7 +126,7 @@ void DataFeeder::abandon() {
   if (!thread_.joinable()) return;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    stop_ = abandon_ = true;
+    stop_ = true;
     work_cv_.notify_one();
   }
   thread_.join();
@@ -118,8 +134,8 @@ void DataFeeder::abandon() {
 
 void DataFeeder::run() {
   uint64_t at = 0;  // ring position of the next Data op's bytes
+  std::deque<Op> work;
   for (;;) {
-    Op op;
     {
       std::unique_lock<std::mutex> lock(mu_);
       while (ops_.empty() && !stop_) {
@@ -129,30 +145,34 @@ void DataFeeder::run() {
       }
       if (stop_) return;
       idle_ = false;
-      op = std::move(ops_.front());
-      ops_.pop_front();
-      if (failed_) {  // after an error the rest is only released
-        if (op.kind == Kind::Data) tail_ += op.len;
-        if (producer_waiting_) space_cv_.notify_one();
-        continue;
+      work.swap(ops_);                                // all that is queued, in one go
+      if (producer_waiting_) space_cv_.notify_one();  // room in ops_
+    }
+    for (Op& op : work) {
+      if (stop_) return;  // abandoned: the rest is not wanted
+      if (!failed_) {     // after an error the rest is only released
+        try {
+          apply(op, at);
+        } catch (...) {
+          std::lock_guard<std::mutex> lock(mu_);
+          error_ = std::current_exception();
+          failed_ = true;
+          space_cv_.notify_one();
+          idle_cv_.notify_all();
+        }
       }
-      if (producer_waiting_ && op.kind != Kind::Data) space_cv_.notify_one();  // a slot in ops_
+      if (op.kind == Kind::Data) {
+        at += op.len;
+        tail_ += op.len;
+        // Under the lock: a producer that saw the ring full either sees this
+        // release when it checks again, or is already waiting to be told.
+        if (producer_waiting_) {
+          std::lock_guard<std::mutex> lock(mu_);
+          space_cv_.notify_one();
+        }
+      }
     }
-    try {
-      apply(op, at);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mu_);
-      error_ = std::current_exception();
-      failed_ = true;
-      space_cv_.notify_one();
-      idle_cv_.notify_all();
-    }
-    if (op.kind == Kind::Data) {
-      at += op.len;
-      std::lock_guard<std::mutex> lock(mu_);
-      tail_ += op.len;
-      if (producer_waiting_) space_cv_.notify_one();
-    }
+    work.clear();
   }
 }
 

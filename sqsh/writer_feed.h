@@ -9,6 +9,7 @@
 // third of its time there. Internal to sqsh/.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -52,21 +53,28 @@ class DataFeeder {
     std::string path;       // Begin, for messages
   };
   void push(Op op);
-  void wait_for_room(std::unique_lock<std::mutex>& lock);
+  void publish();
+  template <class Room>
+  void wait_for_room(std::unique_lock<std::mutex>& lock, Room room);
   void rethrow_if_failed();
   void run();
   void apply(Op& op, uint64_t at);
 
   Writer::Impl& w_;
   std::vector<char> ring_;
+  // The caller's thread only.
+  std::vector<Op> batch_;  // ops not handed over yet
+  uint64_t batch_bytes_ = 0;
+  uint64_t head_ = 0;  // ring bytes written (mod ring size)
+  // Shared.
   std::mutex mu_;
   std::condition_variable work_cv_, space_cv_, idle_cv_;
-  std::deque<Op> ops_;
-  uint64_t head_ = 0, tail_ = 0;  // ring bytes written / released (mod ring size)
-  uint64_t unsignalled_ = 0;      // bytes queued since the feeder was last woken
-  bool idle_ = false, producer_waiting_ = false, stop_ = false, abandon_ = false;
-  std::exception_ptr error_;
-  bool failed_ = false;  // under mu_; error_ set
+  std::deque<Op> ops_;             // under mu_
+  std::atomic<uint64_t> tail_{0};  // ring bytes released by the feeder
+  uint64_t unsignalled_ = 0;       // under mu_: bytes handed over since the feeder was last woken
+  bool idle_ = false;              // under mu_
+  std::atomic<bool> producer_waiting_{false}, stop_{false}, failed_{false};
+  std::exception_ptr error_;  // set under mu_ before failed_
   // The feeder thread's own state.
   bool proc_in_file_ = false;
   std::string current_;
