@@ -265,7 +265,6 @@ Writer::Writer(int fd, std::string name, WriterOptions opts) : impl_(std::make_u
 // is being thrown away, so errors here are moot.
 Writer::~Writer() {
   if (!impl_ || !impl_->proc || impl_->finished) return;
-  if (!impl_->feeder) return;  // setup failed before the processor was used
   impl_->feeder->abandon();
   if (impl_->feeder->file_open()) (void)sqfs_block_processor_end_file(impl_->proc.get());
   (void)sqfs_block_processor_sync(impl_->proc.get());

@@ -43,7 +43,6 @@ void DataFeeder::push(Op op) {
 void DataFeeder::publish() {
   if (batch_.empty()) return;
   std::unique_lock<std::mutex> lock(mu_);
-  rethrow_if_failed();
   wait_for_room(lock, [&] { return ops_.size() + batch_.size() <= kMaxOps; });
   for (Op& op : batch_) ops_.push_back(std::move(op));
   batch_.clear();

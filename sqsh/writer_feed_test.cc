@@ -26,6 +26,15 @@ struct File {
   std::string path, content;
 };
 
+Node file_node(const std::string& path, size_t size) {
+  Node n;
+  n.type = NodeType::File;
+  n.path = path;
+  n.mode = 0644;
+  n.size = size;
+  return n;
+}
+
 // Sizes around the ring (8 MiB), its pieces (1 MiB) and the block size.
 std::vector<File> files() {
   std::vector<File> out;
@@ -53,12 +62,7 @@ std::string write_image(const std::string& path, const std::vector<File>& fs, si
     opt.block_size = 131072;
     Writer w(fd.get(), path, opt);
     for (const File& f : fs) {
-      Node n;
-      n.type = NodeType::File;
-      n.path = f.path;
-      n.mode = 0644;
-      n.size = f.content.size();
-      w.begin_file(n);
+      w.begin_file(file_node(f.path, f.content.size()));
       for (size_t off = 0; off < f.content.size();) {
         size_t piece =
             max_piece ? std::uniform_int_distribution<size_t>(1, max_piece)(rng) : f.content.size();
@@ -96,12 +100,7 @@ TEST(WriterFeed, AFailedWriteOnTheDataThreadReachesTheCaller) {
   std::string data = testing::make_bytes(24 << 20, false, 7);
   try {
     Writer w(fd.get(), "out.sqsh", WriterOptions{});
-    Node n;
-    n.type = NodeType::File;
-    n.path = "/big";
-    n.mode = 0644;
-    n.size = data.size();
-    w.begin_file(n);
+    w.begin_file(file_node("/big", data.size()));
     for (size_t off = 0; off < data.size(); off += 1 << 20) w.write(data.data() + off, 1 << 20);
     w.end_file();
     w.finish();
@@ -125,12 +124,7 @@ TEST(WriterFeed, AWriterDroppedWithDataQueuedStops) {
   std::string data = testing::make_bytes(20 << 20, false, 9);
   for (int open_file = 0; open_file < 2; ++open_file) {
     Writer w(fd.get(), "x.sqsh", WriterOptions{});
-    Node n;
-    n.type = NodeType::File;
-    n.path = "/a";
-    n.mode = 0644;
-    n.size = data.size();
-    w.begin_file(n);
+    w.begin_file(file_node("/a", data.size()));
     w.write(data.data(), data.size());
     if (!open_file) w.end_file();
     EXPECT_GT(threads(), before);  // the data thread and the compressors run

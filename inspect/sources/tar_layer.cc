@@ -40,7 +40,7 @@ uint64_t FileRange::skip(uint64_t n) {
 }
 
 MappedRange::MappedRange(int fd, uint64_t offset, uint64_t length, std::string name)
-    : fd_(fd), begin_(offset), end_(offset + length), pos_(offset), name_(std::move(name)) {
+    : FileRange(fd, offset, length, std::move(name)) {
   struct stat st {};
   if (fstat(fd_, &st) != 0) throw_errno(name_, "fstat");
   if (static_cast<uint64_t>(st.st_size) < end_)
@@ -75,25 +75,6 @@ std::string_view MappedRange::read_view(std::span<char>) {
   std::string_view v(map_ + (pos_ - map_at_), map_at_ + map_len_ - pos_);
   pos_ += v.size();
   return v;
-}
-
-size_t MappedRange::read(char* buf, size_t n) {
-  n = static_cast<size_t>(std::min<uint64_t>(n, end_ - pos_));
-  size_t done = 0;
-  while (done < n) {
-    std::string_view v = read_view({});
-    size_t take = std::min(v.size(), n - done);
-    std::memcpy(buf + done, v.data(), take);
-    pos_ -= v.size() - take;
-    done += take;
-  }
-  return done;
-}
-
-uint64_t MappedRange::skip(uint64_t n) {
-  uint64_t step = std::min(n, end_ - pos_);
-  pos_ += step;
-  return step;
 }
 
 size_t HashingSource::read(char* buf, size_t n) {
@@ -237,10 +218,12 @@ std::string_view TarReader::read_view(std::span<char> scratch) {
       block_offset_ = std::max<int64_t>(block_offset_, offset);
       continue;
     }
-    std::string context =
-        "member '" + last_name_ + "' (header at tar offset " + std::to_string(header_offset()) + ")";
-    if (rc < ARCHIVE_WARN) check(rc, context);
-    if (offset < out_) fail(context, "sparse blocks out of order");
+    if (rc < ARCHIVE_WARN || offset < out_) {  // the context is built only when it is needed
+      std::string context =
+          "member '" + last_name_ + "' (header at tar offset " + std::to_string(header_offset()) + ")";
+      if (rc < ARCHIVE_WARN) check(rc, context);
+      fail(context, "sparse blocks out of order");
+    }
     block_ = static_cast<const char*>(p);
     block_left_ = size;
     block_offset_ = offset;

@@ -38,7 +38,7 @@ class FileRange : public ByteSource {
   bool seekable() const override { return true; }
   uint64_t position() const { return pos_ - begin_; }
 
- private:
+ protected:
   int fd_;
   uint64_t begin_, end_, pos_;
   std::string name_;
@@ -48,24 +48,19 @@ class FileRange : public ByteSource {
 /// is read (a verified blob of the cache, published by rename and never
 /// written again), handed out in place from a window of the file mapped in
 /// memory: no copy into a buffer, and no more of it resident in this process
-/// than the window. Throws Error when the file is shorter than the range (a
-/// mapping would fault).
-class MappedRange : public ByteSource {
+/// than the window. read() and skip() are FileRange's (a copy is a copy).
+/// Throws Error when the file is shorter than the range (a mapping would
+/// fault).
+class MappedRange : public FileRange {
  public:
   MappedRange(int fd, uint64_t offset, uint64_t length, std::string name);
   MappedRange(const MappedRange&) = delete;
   MappedRange& operator=(const MappedRange&) = delete;
   ~MappedRange() override { unmap(); }
-  size_t read(char* buf, size_t n) override;
   std::string_view read_view(std::span<char> scratch) override;
-  uint64_t skip(uint64_t n) override;
-  bool seekable() const override { return true; }
 
  private:
   void unmap();
-  int fd_;
-  uint64_t begin_, end_, pos_;
-  std::string name_;
   const char* map_ = nullptr;  ///< file bytes [map_at_, map_at_ + map_len_)
   uint64_t map_at_ = 0, map_len_ = 0;
 };
