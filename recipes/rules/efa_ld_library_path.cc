@@ -166,9 +166,15 @@ Verdict judge(const KeyValue& kv, const Layout& l, bool own_stack, const std::ve
   if (efa == dirs.size())
     missing +=
         (missing.empty() ? "" : " and ") + std::string("/opt/amazon/efa/lib (the installer's libfabric)");
-  if (!missing.empty())
-    return {Severity::Error, "the image's final LD_LIBRARY_PATH ('" + kv.value + "') does not list " +
-                                 missing + ": the base's older copies can be loaded"};
+  if (!missing.empty()) {
+    // A copy of the file's own in the value is what gets loaded instead.
+    const OwnCopy* o = nullptr;
+    for (size_t i = 0; i < dirs.size() && !o; ++i) o = own_copy(dirs[i], own, l);
+    return {Severity::Error,
+            "the image's final LD_LIBRARY_PATH ('" + kv.value + "') does not list " + missing + ": " +
+                (o ? what(*o) : "the base's older copies can be loaded"),
+            o};
+  }
   size_t last = l.plugin ? std::max(efa, plugin) : efa;
   if (shadow < last) {
     const OwnCopy* o = own_copy(dirs[shadow], own, l);

@@ -186,6 +186,28 @@ TEST(EfaLdLibraryPath, LatestIsLaidOutAsTheNewestKnownInstaller) {
   EXPECT_THAT(hits(replace(kSeedShort, "1.50.0", "latest"), "efa-ld-library-path"), IsEmpty());
 }
 
+// Seen in public EFA images with EFA_INSTALLER_VERSION=latest on NGC: the
+// file's own aws-ofi-nccl listed, the installer's plugin directory not. The
+// message names the file's copy, the build is related.
+TEST(EfaLdLibraryPath, MissingPluginDirNamesTheFilesOwnPlugin) {
+  std::string df =
+      replace(kSeedShort, kEnv, "") +
+      "RUN git clone https://github.com/aws/aws-ofi-nccl.git /opt/aws-ofi-nccl && cd /opt/aws-ofi-nccl "
+      "&& ./configure --prefix=/opt/aws-ofi-nccl/install && make && make install\n"
+      "ENV LD_LIBRARY_PATH=/opt/amazon/efa/lib:/opt/aws-ofi-nccl/install/lib:$LD_LIBRARY_PATH\n";
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(std::to_string(d[0].line) + ":" + std::to_string(d[0].column), "12:21");
+  EXPECT_EQ(
+      d[0].message,
+      "the image's final LD_LIBRARY_PATH "
+      "('/opt/amazon/efa/lib:/opt/aws-ofi-nccl/install/lib:$LD_LIBRARY_PATH') "
+      "does not list /opt/amazon/ofi-nccl/lib (the installer's aws-ofi-nccl): the NCCL net plugin this file "
+      "installs into /opt/aws-ofi-nccl/install/lib would be loaded instead of the installer's");
+  ASSERT_EQ(d[0].related.size(), 1u);
+  EXPECT_EQ(d[0].related[0].line, 11);
+}
+
 TEST(EfaLdLibraryPath, QuietWithoutAnInstaller) {
   EXPECT_THAT(hits("FROM ubuntu:24.04\nENV LD_LIBRARY_PATH=/usr/lib\n", "efa-ld-library-path"), IsEmpty());
 }
