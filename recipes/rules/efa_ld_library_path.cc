@@ -130,7 +130,7 @@ Verdict judge(const KeyValue& kv, const Layout& l, bool own_stack, const std::ve
   auto dirs = split_path_list(kv.value);
   size_t shadow = dirs.size();
   for (size_t i = 0; i < dirs.size(); ++i)
-    if (may_shadow(dirs[i]) || own_copy(dirs[i], own, l)) {
+    if (may_shadow(dirs[i])) {
       shadow = i;
       break;
     }
@@ -175,15 +175,22 @@ Verdict judge(const KeyValue& kv, const Layout& l, bool own_stack, const std::ve
                 (o ? what(*o) : "the base's older copies can be loaded"),
             o};
   }
-  size_t last = l.plugin ? std::max(efa, plugin) : efa;
-  if (shadow < last) {
-    const OwnCopy* o = own_copy(dirs[shadow], own, l);
-    return {Severity::Error,
-            "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " + dirs[shadow] + " before " +
-                dirs[last] + ": " +
-                (o ? what(*o) : "the base's older libfabric/aws-ofi-nccl can be loaded first"),
-            o};
+  // The file's own libfabric must come after the installer's libfabric, its
+  // own plugin after the installer's plugin.
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    const OwnCopy* o = own_copy(dirs[i], own, l);
+    size_t installer = o && o->kind == OwnCopy::Kind::NetPlugin ? plugin : efa;
+    if (o && i < installer)
+      return {Severity::Error,
+              "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " + dirs[i] + " before " +
+                  dirs[installer] + ": " + what(*o),
+              o};
   }
+  size_t last = l.plugin ? std::max(efa, plugin) : efa;
+  if (shadow < last)
+    return {Severity::Error, "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " +
+                                 dirs[shadow] + " before " + dirs[last] +
+                                 ": the base's older libfabric/aws-ofi-nccl can be loaded first"};
   auto refs = referenced_vars(kv.raw_value);
   if (std::find(refs.begin(), refs.end(), "LD_LIBRARY_PATH") == refs.end() &&
       std::none_of(dirs.begin(), dirs.end(), inherited))

@@ -136,12 +136,18 @@ TEST(EfaLdLibraryPath, FiresWhenADirTheFileFillsWithLibfabricComesFirst) {
   EXPECT_EQ(d[0].message,
             "the image's final LD_LIBRARY_PATH "
             "('/usr/local/lib:/opt/amazon/efa/lib:/opt/amazon/ofi-nccl/lib:$LD_LIBRARY_PATH') searches "
-            "/usr/local/lib before /opt/amazon/ofi-nccl/lib: the libfabric this file installs into "
+            "/usr/local/lib before /opt/amazon/efa/lib: the libfabric this file installs into "
             "/usr/local/lib would be loaded instead of the installer's");
   ASSERT_EQ(d[0].related.size(), 1u);
   EXPECT_EQ(std::to_string(d[0].related[0].line) + ":" + std::to_string(d[0].related[0].column) + " " +
                 d[0].related[0].message,
             "11:32 installs its own libfabric into /usr/local/lib");
+  // The file's libfabric after the installer's libfabric (the plugin's
+  // directory between them holds no libfabric): quiet.
+  EXPECT_THAT(hits(replace(df, "/usr/local/lib:/opt/amazon/efa/lib:/opt/amazon/ofi-nccl/lib:",
+                           "/opt/amazon/efa/lib:/usr/local/lib:/opt/amazon/ofi-nccl/lib:"),
+                   "efa-ld-library-path"),
+              IsEmpty());
   // The installer's directories first: quiet.
   EXPECT_THAT(hits(replace(df, "/usr/local/lib:/opt/amazon/efa/lib:/opt/amazon/ofi-nccl/lib:",
                            "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:/usr/local/lib:"),
