@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // trainimg lint FILE|DIR... [--format text|json|sarif|junit] [--fail-on error|warning|never]
-//                           [--expect efa-installer=VERSION] [--ngc-base PREFIX]...
+//                           [--expect efa-installer=VERSION] [--ngc-base PREFIX]... [--context DIR]...
 //                           [--config FILE|--no-config] [--baseline FILE|--write-baseline FILE]
 //                           [--show-suppressed]
 // Dockerfiles ("-" = standard input) are parsed and linted; *.yaml/*.yml
@@ -8,7 +8,9 @@
 // Every input named on the command line is read and checked before anything
 // is printed, so a malformed one (exit 2) leaves no partial report; a file
 // found by walking a directory that is refused is reported on stderr (exit 2)
-// while the others are still linted and reported.
+// while the others are still linted and reported. A structured report (JSON,
+// SARIF, JUnit) is always printed, for the CI that reads it: every refused
+// input is in it as an error finding of `dockerfile-syntax` (exit 2 still).
 #include "recipes/lint.h"
 
 #include <unistd.h>
@@ -33,6 +35,7 @@ struct LintFlags {
   std::string fail_on;  // empty: the config's, else error
   std::vector<std::string> expect;
   std::vector<std::string> ngc_bases;
+  std::vector<std::string> contexts;
 };
 
 bool is_recipe(const std::string& path) {
@@ -79,8 +82,10 @@ int run_lint(const LintFlags& fl, const PolicyFlags& pf) {
   std::vector<std::unique_ptr<SourceFile>> sources;
   std::map<std::string, const SourceFile*> by_name;
   opt.ngc_bases = fl.ngc_bases.empty() ? pol.ngc_bases : fl.ngc_bases;
+  opt.contexts = fl.contexts;
+  bool structured = format != Format::Text;
   bool any_recipe = false;
-  std::vector<Diagnostic> refused;  // files of a walked directory that are not Dockerfiles
+  std::vector<Diagnostic> refused;   // files of a walked directory that are not Dockerfiles
   std::vector<Suppressed> excluded;  // inputs the config's exclude-paths names: not even read
   for (const auto& [path, walked] : expand_inputs(fl.files)) {
     std::vector<Diagnostic> found;
@@ -102,13 +107,13 @@ int run_lint(const LintFlags& fl, const PolicyFlags& pf) {
         sources.push_back(std::make_unique<SourceFile>(SourceFile::read(path)));
       } else {
         auto src = std::make_unique<SourceFile>(SourceFile::read(path));
-        recipes::Dockerfile df = recipes::parse_dockerfile(*src);
-        found = recipes::lint_dockerfile(df, *src, opt);
-        for (const auto& n : df.notes) report.notes.push_back(n.location() + ": " + n.message);
+        recipes::LintedFile linted = recipes::lint_dockerfile_file(*src, opt);
+        found = std::move(linted.findings);
+        for (const auto& n : linted.notes) report.notes.push_back(n.location() + ": " + n.message);
         sources.push_back(std::move(src));
       }
     } catch (const Error& e) {
-      if (!walked) throw;
+      if (!walked && !structured) throw;
       refused.push_back(e.diagnostic());
       continue;
     }
@@ -122,9 +127,22 @@ int run_lint(const LintFlags& fl, const PolicyFlags& pf) {
   }
   bool wrote_baseline = apply_policy_flags(report, pf, pol, &by_name);
   report.suppressed.insert(report.suppressed.begin(), excluded.begin(), excluded.end());
-  for (const auto& d : refused)
-    report.notes.push_back(d.location() +
-                           ": refused (not a Dockerfile that trainimg can parse): " + d.message);
+  if (structured && !refused.empty()) {
+    // After the policy: a refusal is never suppressed or baselined.
+    const RuleInfo& syntax = recipes::dockerfile_syntax_rule();
+    report.rules.push_back(syntax);
+    for (Diagnostic d : refused) {
+      d.rule_id = syntax.id;
+      d.severity = Severity::Error;
+      d.seed = syntax.seed;
+      if (d.hint.empty()) d.hint = syntax.fix;
+      report.findings.push_back(std::move(d));
+    }
+  } else {
+    for (const auto& d : refused)
+      report.notes.push_back(d.location() +
+                             ": refused (not a Dockerfile that trainimg can parse): " + d.message);
+  }
   TextOptions topt;
   topt.color = want_color(STDOUT_FILENO);
   topt.sources = &by_name;
@@ -147,6 +165,12 @@ void setup_lint(CLI::App& sub, Runner& run) {
          "--ngc-base", fl->ngc_bases,
          "an image prefix built on NGC's PyTorch container (it carries NGC's Open MPI in /usr/local/mpi); "
          "repeatable, e.g. --ngc-base 123456789012.dkr.ecr.us-east-1.amazonaws.com/pytorch-ngc")
+      ->allow_extra_args(false)
+      ->type_size(1)
+      ->expected(1, 1);
+  sub.add_option("--context", fl->contexts,
+                 "a build context directory: where a custom frontend's INCLUDE+ FILE is looked up after the "
+                 "Dockerfile's own directory; repeatable")
       ->allow_extra_args(false)
       ->type_size(1)
       ->expected(1, 1);

@@ -15,6 +15,7 @@ std::vector<RuleInfo> rule_catalogue() {
     out.insert(out.end(), rules.begin(), rules.end());
   };
   add(recipes::lint_rules());
+  add({recipes::dockerfile_syntax_rule()});
   add(recipes::recipe_rules());
   add(inspect::image_rules());
   add(host::host_rules());

@@ -19,4 +19,10 @@ bool plugin_is_ofi(std::string_view value) {
   return value == "ofi";
 }
 
+bool names_ofi_plugin_library(std::string_view value) {
+  size_t slash = value.rfind('/');
+  std::string_view base = slash == std::string_view::npos ? value : value.substr(slash + 1);
+  return base.starts_with("libnccl-net-ofi.so");
+}
+
 }  // namespace trainimg::nccl_env

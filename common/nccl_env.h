@@ -23,4 +23,10 @@ bool is_ib_only_setting(std::string_view key);
 /// nccl-net-plugin, error.
 bool plugin_is_ofi(std::string_view value);
 
+/// The OFI plugin named by its library instead of "ofi": `libnccl-net-ofi.so`
+/// or a path to it (`/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so`). NCCL
+/// loads a library name or path too, so this is not the InfiniBand fallback;
+/// but it is not the seed's `ofi` either (nccl-net-plugin, warning).
+bool names_ofi_plugin_library(std::string_view value);
+
 }  // namespace trainimg::nccl_env

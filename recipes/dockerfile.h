@@ -157,7 +157,11 @@ struct Stage {
   /// The final stage and every stage it inherits FROM (transitively): what
   /// ends up in the image. Stages only used by COPY --from= do not.
   bool in_final_image = false;
-  std::vector<Instruction> instructions;  ///< FROM first
+  /// Opened by an instruction before any FROM after a custom frontend's
+  /// instruction (`INCLUDE+ FILE` that could not be read): no FROM, `base`
+  /// empty, what the base holds cannot be told.
+  bool base_unknown = false;
+  std::vector<Instruction> instructions;  ///< FROM first (none when base_unknown)
 };
 
 struct Dockerfile {

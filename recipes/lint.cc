@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/version.h"
+#include "recipes/dockerfile/include.h"
 #include "recipes/rules/rules.h"
 
 namespace trainimg::recipes {
@@ -20,6 +21,19 @@ const std::vector<RuleInfo>& lint_rules() {
     return v;
   }();
   return kInfos;
+}
+
+const RuleInfo& dockerfile_syntax_rule() {
+  static const RuleInfo r{
+      "dockerfile-syntax",
+      Severity::Error,
+      "the input is refused as a Dockerfile (malformed: the parser's positioned error); "
+      "in JSON, SARIF and JUnit reports only, text prints it on stderr; the exit code is 2",
+      "fix the Dockerfile at the reported position",
+      "issue 25: a refused file in a structured report",
+      "dockerfile",
+      "docs/lint.md#what-is-parsed-no-substring-matching"};
+  return r;
 }
 
 namespace {
@@ -56,6 +70,33 @@ std::vector<Diagnostic> lint_dockerfile(const Dockerfile& df, const SourceFile& 
 
 std::vector<Diagnostic> lint_dockerfile(const SourceFile& f, const LintOptions& opt) {
   return lint_dockerfile(parse_dockerfile(f), f, opt);
+}
+
+LintedFile lint_dockerfile_file(const SourceFile& f, const LintOptions& opt) {
+  std::vector<std::string> roots = {std::filesystem::path(f.name()).parent_path().string()};
+  roots.insert(roots.end(), opt.contexts.begin(), opt.contexts.end());
+  Inlined in = inline_includes(f, roots);
+  Dockerfile df;
+  try {
+    df = parse_dockerfile(in.text);
+  } catch (const Error& e) {
+    Diagnostic d = e.diagnostic();
+    map_back(d, in);
+    throw Error(std::move(d));
+  }
+  LintedFile out;
+  out.findings = lint_dockerfile(df, in.text, opt);
+  // An INCLUDE+ not read has its own remark instead of "unknown instruction".
+  for (auto& n : df.notes)
+    if (std::none_of(in.notes.begin(), in.notes.end(),
+                     [&](const Diagnostic& u) { return u.line == n.line && u.column == n.column; }))
+      out.notes.push_back(std::move(n));
+  out.notes.insert(out.notes.end(), in.notes.begin(), in.notes.end());
+  for (auto* list : {&out.findings, &out.notes}) {
+    for (auto& d : *list) map_back(d, in);
+    sort_diagnostics(*list);
+  }
+  return out;
 }
 
 NgcBase classify_base(const std::string& image, const LintOptions& opt) {

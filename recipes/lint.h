@@ -21,6 +21,9 @@ struct LintOptions {
   /// Image prefixes declared built on NGC's PyTorch container (`--ngc-base`):
   /// they carry NGC's Open MPI in /usr/local/mpi, as nvcr.io/nvidia/pytorch does.
   std::vector<std::string> ngc_bases;
+  /// Build contexts (`--context DIR`): where a custom frontend's `INCLUDE+
+  /// FILE` is looked up after the Dockerfile's own directory.
+  std::vector<std::string> contexts;
 };
 
 /// What NGC's image family puts in the final image (for mpi-second-install):
@@ -51,11 +54,30 @@ std::vector<std::string> dockerfiles_under(const std::string& dir);
 /// (positioned) when `f` is not a well-formed Dockerfile.
 std::vector<Diagnostic> lint_dockerfile(const SourceFile& f, const LintOptions& opt);
 
+/// What linting one Dockerfile file gives: findings, and remarks (skipped
+/// instructions, INCLUDE+ files that could not be read), each positioned in
+/// the file it is about.
+struct LintedFile {
+  std::vector<Diagnostic> findings;
+  std::vector<Diagnostic> notes;
+};
+/// Lints a Dockerfile with its `INCLUDE+ FILE` lines (edrevo/dockerfile-plus,
+/// under a `# syntax=` directive) read in place from the Dockerfile's
+/// directory or `opt.contexts`; one that cannot be read is a remark, and the
+/// rest is linted without it. Throws trainimg::Error (positioned in the file
+/// at fault) when the whole is not a well-formed Dockerfile.
+LintedFile lint_dockerfile_file(const SourceFile& f, const LintOptions& opt);
+
 /// Lints an already parsed Dockerfile (`f` is the text it was parsed from).
 std::vector<Diagnostic> lint_dockerfile(const Dockerfile& df, const SourceFile& f, const LintOptions& opt);
 
 /// Every Dockerfile rule (domain "dockerfile"), in catalogue order.
 const std::vector<RuleInfo>& lint_rules();
+
+/// `dockerfile-syntax`: an input refused as a Dockerfile (the parser's
+/// positioned error), reported as an error finding where a structured
+/// report (JSON, SARIF, JUnit) must carry it. Not a check of lint_rules().
+const RuleInfo& dockerfile_syntax_rule();
 
 /// Parses `--expect` values: "efa-installer=1.50.0" -> sets
 /// expect_efa_installer. Throws trainimg::Error for an unknown key or a value

@@ -39,13 +39,15 @@ void expect_golden(const std::string& name, const std::string& actual) {
     std::ofstream(p, std::ios::binary) << actual;
     return;
   }
-  EXPECT_EQ(actual, slurp(p)) << "golden " << p << " differs (TRAINIMG_UPDATE_GOLDEN=1 rewrites it; review the diff)";
+  EXPECT_EQ(actual, slurp(p)) << "golden " << p
+                              << " differs (TRAINIMG_UPDATE_GOLDEN=1 rewrites it; review the diff)";
 }
 
 const std::string kPitfalls = "tests/golden/lint/pitfalls.Dockerfile";
 
 TEST(LintCli, SeedDockerfilesLintClean) {
-  for (const char* f : {"tests/fixtures/seed002/short.Dockerfile", "tests/fixtures/seed002/reference.Dockerfile"}) {
+  for (const char* f :
+       {"tests/fixtures/seed002/short.Dockerfile", "tests/fixtures/seed002/reference.Dockerfile"}) {
     Result r = lint(std::string(f) + " --fail-on warning --expect efa-installer=1.50.0");
     EXPECT_EQ(r.rc, 0) << f << "\n" << r.out << r.err;
     EXPECT_EQ(r.out, "0 errors, 0 warnings, 0 notes\n");
@@ -119,19 +121,52 @@ TEST(LintCli, FailOnDecidesTheExitCode) {
 TEST(LintCli, ExpectMismatchIsAnError) {
   Result r = lint("--expect efa-installer=1.49.0 tests/fixtures/seed002/short.Dockerfile");
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.out.find("tests/fixtures/seed002/short.Dockerfile:6:19: error: the image installs EFA installer 1.50.0 "
-                       "but the host has 1.49.0 [efa-version-pin]"),
-            std::string::npos)
+  EXPECT_NE(
+      r.out.find(
+          "tests/fixtures/seed002/short.Dockerfile:6:19: error: the image installs EFA installer 1.50.0 "
+          "but the host has 1.49.0 [efa-version-pin]"),
+      std::string::npos)
       << r.out;
 }
 
 TEST(LintCli, MalformedDockerfileExitsTwoWithAPositionedMessageAndNoReport) {
   fs::path tmp = fs::temp_directory_path() / ("trainimg_bad_" + std::to_string(::getpid()) + ".Dockerfile");
   std::ofstream(tmp) << "FROM x\nRUN apt-get update\n && ./efa_installer.sh -y\n";
-  Result r = lint("--format json tests/fixtures/seed002/short.Dockerfile " + tmp.string());
+  Result r = lint("tests/fixtures/seed002/short.Dockerfile " + tmp.string());
   EXPECT_EQ(r.rc, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')), tmp.string() + ":3:2: error: unknown instruction '&&'");
+  fs::remove(tmp);
+}
+
+// Issue 25: a CI that parses the structured report gets one with a refused
+// file too: the refusal is a positioned error finding (dockerfile-syntax),
+// the other inputs are linted, the exit code stays 2. (Before, stdout was
+// empty: this test asserted that for --format json.)
+TEST(LintCli, StructuredReportCarriesTheRefusalAsAPositionedFinding) {
+  fs::path tmp = fs::temp_directory_path() / ("trainimg_bad_" + std::to_string(::getpid()) + ".Dockerfile");
+  std::ofstream(tmp) << "FROM x\nRUN apt-get update\n && ./efa_installer.sh -y\n";
+  Result r = lint("--format json tests/fixtures/seed002/short.Dockerfile " + tmp.string());
+  EXPECT_EQ(r.rc, 2) << r.out << r.err;
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')), tmp.string() + ":3:2: error: unknown instruction '&&'");
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["findings"].size(), 1u) << r.out;
+  EXPECT_EQ(j["findings"][0]["rule"], "dockerfile-syntax");
+  EXPECT_EQ(j["findings"][0]["severity"], "error");
+  EXPECT_EQ(j["findings"][0]["file"], tmp.string());
+  EXPECT_EQ(j["findings"][0]["line"], 3);
+  EXPECT_EQ(j["findings"][0]["column"], 2);
+  EXPECT_EQ(j["findings"][0]["message"], "unknown instruction '&&'");
+  Result sarif = lint("--format sarif " + tmp.string());
+  EXPECT_EQ(sarif.rc, 2);
+  auto run = nlohmann::json::parse(sarif.out)["runs"][0];
+  ASSERT_EQ(run["results"].size(), 1u) << sarif.out;
+  EXPECT_EQ(run["results"][0]["ruleId"], "dockerfile-syntax");
+  EXPECT_EQ(run["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"], 3);
+  EXPECT_EQ(run["results"][0]["locations"][0]["physicalLocation"]["region"]["startColumn"], 2);
+  Result junit = lint("--format junit " + tmp.string());
+  EXPECT_EQ(junit.rc, 2);
+  EXPECT_NE(junit.out.find("dockerfile-syntax"), std::string::npos) << junit.out;
   fs::remove(tmp);
 }
 
@@ -159,6 +194,7 @@ TEST(LintCli, DirectoryIsWalkedAndARefusedFileDoesNotHideTheOthers) {
   EXPECT_EQ(r.rc, 2) << r.out << r.err;
   EXPECT_EQ(r.err.substr(0, r.err.find('\n')),
             (dir / "a" / "Dockerfile.k8s").string() + ":1:1: error: unknown instruction 'apiVersion:'");
+  // The refused file is a dockerfile-syntax finding of the JSON report (issue 25).
   auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["inputs"].size(), 5u) << r.out;
   EXPECT_EQ(j["inputs"][0], (dir / "Dockerfile").string());
@@ -166,7 +202,9 @@ TEST(LintCli, DirectoryIsWalkedAndARefusedFileDoesNotHideTheOthers) {
   EXPECT_EQ(j["inputs"][2], (dir / "a" / "Dockerfile-cuda").string());
   EXPECT_EQ(j["inputs"][3], (dir / "a" / "Dockerfile_rocm").string());
   EXPECT_EQ(j["inputs"][4], (dir / "a" / "b" / "train.Dockerfile").string());
-  EXPECT_EQ(j["findings"].size(), 3u);
+  ASSERT_EQ(j["findings"].size(), 4u);
+  EXPECT_EQ(j["findings"][2]["rule"], "dockerfile-syntax");
+  EXPECT_EQ(j["findings"][2]["file"], (dir / "a" / "Dockerfile.k8s").string());
   // Without the refused file the exit code is the findings' again.
   fs::remove(dir / "a" / "Dockerfile.k8s");
   EXPECT_EQ(lint(dir.string()).rc, 1);
@@ -175,7 +213,8 @@ TEST(LintCli, DirectoryIsWalkedAndARefusedFileDoesNotHideTheOthers) {
 
 // One root cause, one SARIF result: the other lines are its relatedLocations.
 TEST(LintCli, SarifCarriesRelatedLocations) {
-  fs::path tmp = fs::temp_directory_path() / ("trainimg_related_" + std::to_string(::getpid()) + ".Dockerfile");
+  fs::path tmp =
+      fs::temp_directory_path() / ("trainimg_related_" + std::to_string(::getpid()) + ".Dockerfile");
   std::ofstream(tmp) << "FROM nvcr.io/nvidia/pytorch:26.08-py3\n"
                         "ENV PATH=/opt/amazon/openmpi/bin:$PATH\n"
                         "ENV OPAL_PREFIX=/opt/amazon/openmpi\n";
@@ -191,11 +230,16 @@ TEST(LintCli, SarifCarriesRelatedLocations) {
 }
 
 TEST(LintCli, UnknownInstructionUnderASyntaxDirectiveIsARemark) {
-  fs::path tmp = fs::temp_directory_path() / ("trainimg_syntax_" + std::to_string(::getpid()) + ".Dockerfile");
+  fs::path tmp =
+      fs::temp_directory_path() / ("trainimg_syntax_" + std::to_string(::getpid()) + ".Dockerfile");
   std::ofstream(tmp) << "# syntax = edrevo/dockerfile-plus\nINCLUDE+ base.Dockerfile\nFROM ubuntu:24.04\n";
   Result r = lint(tmp.string());
   EXPECT_EQ(r.rc, 0) << r.out << r.err;
-  EXPECT_NE(r.out.find("remark: " + tmp.string() + ":2:1: unknown instruction 'INCLUDE+' skipped"), std::string::npos) << r.out;
+  // INCLUDE+ is read in place (issue 25); base.Dockerfile is not there.
+  EXPECT_NE(
+      r.out.find("remark: " + tmp.string() + ":2:1: INCLUDE+ base.Dockerfile: no file 'base.Dockerfile'"),
+      std::string::npos)
+      << r.out;
   fs::remove(tmp);
 }
 
@@ -207,7 +251,8 @@ TEST(LintCli, RecipeIsLintedWithPositionsInTheRecipe) {
 
 TEST(LintCli, RenderedReferenceRecipePipedIntoLintIsClean) {
   std::string cmd = std::string("cd '") + TRAINIMG_SOURCE_DIR + "' && '" + TRAINIMG_BIN +
-                    "' render examples/reference.yaml | NO_COLOR=1 '" + TRAINIMG_BIN + "' lint --fail-on warning - >/dev/null";
+                    "' render examples/reference.yaml | NO_COLOR=1 '" + TRAINIMG_BIN +
+                    "' lint --fail-on warning - >/dev/null";
   int st = std::system(cmd.c_str());
   EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
@@ -219,6 +264,31 @@ TEST(LintCli, UsageErrorsExitTwo) {
   EXPECT_EQ(r.rc, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(lint("").rc, 2);  // no FILE
+}
+
+// Issue 25: `INCLUDE+ base/Dockerfile.common` holds the FROM; ENV follows.
+// Found under --context, it is read in place (no refusal, exit by findings).
+TEST(LintCli, IncludedFileIsFoundUnderTheContext) {
+  fs::path dir = fs::temp_directory_path() / ("trainimg_include_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "ctx" / "base");
+  fs::create_directories(dir / "df");
+  std::ofstream(dir / "ctx" / "base" / "Dockerfile.common") << "FROM nvcr.io/nvidia/pytorch:26.08-py3\n";
+  std::ofstream(dir / "df" / "Dockerfile")
+      << "# syntax = edrevo/dockerfile-plus\nINCLUDE+ base/Dockerfile.common\n"
+         "ENV NCCL_NET_PLUGIN=none\n";
+  Result without = lint((dir / "df" / "Dockerfile").string());
+  EXPECT_EQ(without.rc, 1) << without.out << without.err;
+  EXPECT_NE(without.out.find("hint: set NCCL_NET_PLUGIN=ofi\n"), std::string::npos) << without.out;
+  Result with = lint("--context " + (dir / "ctx").string() + " " + (dir / "df" / "Dockerfile").string());
+  EXPECT_EQ(with.rc, 1) << with.out << with.err;
+  EXPECT_NE(
+      with.out.find((dir / "df" / "Dockerfile").string() + ":3:21: error: NCCL_NET_PLUGIN is set to 'none'"),
+      std::string::npos)
+      << with.out;
+  EXPECT_NE(with.out.find("hint: remove the ENV (the NGC base sets NCCL_NET_PLUGIN=ofi)"), std::string::npos)
+      << with.out;
+  EXPECT_EQ(with.out.find("remark:"), std::string::npos) << with.out;
+  fs::remove_all(dir);
 }
 
 }  // namespace

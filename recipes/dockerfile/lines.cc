@@ -238,7 +238,9 @@ void read_directive(std::string_view comment, RawDockerfile& out, const SourceFi
   out.directives[key] = val;
 }
 
-Diagnostic note_at(const SourceFile& f, size_t at, size_t len, std::string message) {
+}  // namespace
+
+Diagnostic info_at(const SourceFile& f, size_t at, size_t len, std::string message) {
   Diagnostic d;
   d.severity = Severity::Info;
   d.file = f.name();
@@ -251,9 +253,7 @@ Diagnostic note_at(const SourceFile& f, size_t at, size_t len, std::string messa
   return d;
 }
 
-}  // namespace
-
-RawDockerfile read_lines(const SourceFile& f) {
+RawDockerfile read_lines(const SourceFile& f, const std::string& frontend) {
   RawDockerfile out;
   const std::string& s = f.text();
   LineReader lr(s);
@@ -290,16 +290,30 @@ RawDockerfile read_lines(const SourceFile& f) {
       size_t we = kb;
       while (we < l.end && !std::isspace(static_cast<unsigned char>(s[we]))) ++we;
       auto syntax = out.directives.find("syntax");
-      if (syntax != out.directives.end()) {
+      std::string front = syntax != out.directives.end() ? syntax->second : frontend;
+      if (!front.empty()) {
         // A custom frontend (`# syntax=…`) may define instructions BuildKit's
         // own does not (INCLUDE+, …): skip this one, with its continuations.
-        out.notes.push_back(note_at(f, kb, we - kb,
+        out.notes.push_back(info_at(f, kb, we - kb,
                                     "unknown instruction '" + std::string(s.substr(kb, we - kb)) +
-                                        "' skipped: the frontend '" + syntax->second +
+                                        "' skipped: the frontend '" + front +
                                         "' may define it; trainimg does not check what it does"));
+        RawDockerfile::Skipped sk;
+        sk.word = std::string(s.substr(kb, we - kb));
+        sk.offset = kb;
+        sk.line = lr.number();
         size_t cut;
-        Line cur = l;
-        while (continues(s, cur, out.escape, cut) && !lr.done()) cur = lr.next();
+        Line cur{we, l.end, l.next};
+        while (true) {
+          bool more = continues(s, cur, out.escape, cut);
+          sk.args.append(std::string_view(s).substr(cur.begin, cut - cur.begin), cur.begin);
+          if (!more || lr.done()) break;
+          cur = lr.next();
+        }
+        if (sk.args.origin.empty()) sk.args.origin.push_back(we);
+        sk.end_line = lr.number();
+        out.skipped.push_back(std::move(sk));
+        out.skipped_before.push_back(out.instructions.size());
         pragma.clear();
         continue;
       }

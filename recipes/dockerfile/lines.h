@@ -32,11 +32,27 @@ struct RawDockerfile {
   /// Unknown instructions skipped under a `# syntax=` directive (a custom
   /// frontend may define them), as info diagnostics at the keyword.
   std::vector<Diagnostic> notes;
+  /// Those instructions themselves, in file order.
+  struct Skipped {
+    std::string word;  ///< as written: "INCLUDE+"
+    size_t offset = 0;
+    int line = 0;
+    int end_line = 0;  ///< continuation lines included
+    MappedText args;   ///< after the word, continuations joined
+  };
+  std::vector<Skipped> skipped;
+  /// Index in `instructions` of the first instruction after each skipped one.
+  std::vector<size_t> skipped_before;
 };
+
+/// An info diagnostic (a remark) at bytes [at, at + len) of `f`.
+Diagnostic info_at(const SourceFile& f, size_t at, size_t len, std::string message);
 
 /// Throws (positioned) on an unknown instruction (unless a `# syntax=`
 /// directive names a frontend: then it is skipped with a note), a bad escape
 /// directive or an unterminated here-document.
-RawDockerfile read_lines(const SourceFile& f);
+/// `frontend`: a file read in place into one whose `# syntax=` directive
+/// names that frontend (an `INCLUDE+` file) is read as under it.
+RawDockerfile read_lines(const SourceFile& f, const std::string& frontend = {});
 
 }  // namespace trainimg::recipes

@@ -69,10 +69,18 @@ class Builder {
     df.notes = raw_.notes;
     if (raw_.instructions.empty())
       fail_at(f_, 0, 1, "empty Dockerfile: no instructions", "a Dockerfile starts with FROM IMAGE");
-    for (auto& ri : raw_.instructions) {
+    size_t skipped = 0;  // raw_.skipped before the current instruction
+    for (size_t i = 0; i < raw_.instructions.size(); ++i) {
+      const RawInstruction& ri = raw_.instructions[i];
+      while (skipped < raw_.skipped.size() && raw_.skipped_before[skipped] <= i) ++skipped;
       if (ri.keyword == "FROM") {
         start_stage(df, ri);
         continue;
+      }
+      if (df.stages.empty() && ri.keyword != "ARG" && skipped > 0) {
+        // A custom frontend's instruction (`INCLUDE+ base.Dockerfile`) may
+        // bring the FROM: the frontend decides, so this is no refusal.
+        start_unknown_stage(df, raw_.skipped[skipped - 1], &ri);
       }
       if (df.stages.empty()) {
         if (ri.keyword != "ARG")
@@ -93,6 +101,7 @@ class Builder {
       if (ri.keyword == "ARG" || ri.keyword == "ENV") merged_.reset();
       df.stages.back().instructions.push_back(std::move(in));
     }
+    if (df.stages.empty() && !raw_.skipped.empty()) start_unknown_stage(df, raw_.skipped.front(), nullptr);
     if (df.stages.empty())
       fail_at(f_, raw_.instructions.back().keyword_offset, 3, "no FROM instruction",
               "a Dockerfile needs FROM IMAGE");
@@ -156,6 +165,26 @@ class Builder {
       }
     st.instructions.push_back(std::move(in));
     df.stages.push_back(std::move(st));
+  }
+
+  // The stage an instruction before any FROM opens when a skipped custom
+  // instruction may have brought the FROM: its base cannot be told.
+  void start_unknown_stage(Dockerfile& df, const RawDockerfile::Skipped& sk, const RawInstruction* first) {
+    Stage st;
+    st.base_unknown = true;
+    env_.clear();
+    args_.clear();
+    merged_.reset();
+    posix_shell_ = true;
+    df.stages.push_back(std::move(st));
+    std::string what =
+        first ? first->keyword + " comes before any FROM of this file" : "this file has no FROM";
+    size_t at = first ? first->keyword_offset : sk.offset;
+    size_t len = first ? first->keyword.size() : sk.word.size();
+    df.notes.push_back(info_at(f_, at, len,
+                               what + ": the '" + sk.word + (first ? "' before it" : "' here") +
+                                   " may bring one (the frontend decides); the base cannot be "
+                                   "told, what follows is linted on an unknown base"));
   }
 
   Instruction common(const RawInstruction& ri, std::shared_ptr<const Vars> shared) {

@@ -12,7 +12,9 @@ namespace trainimg::recipes {
 namespace {
 using ::testing::ElementsAre;
 
-Dockerfile parse(const std::string& text) { return parse_dockerfile(SourceFile("Dockerfile", text)); }
+Dockerfile parse(const std::string& text) {
+  return parse_dockerfile(SourceFile("Dockerfile", text));
+}
 
 // The positioned one-line message a malformed Dockerfile produces.
 std::string error_of(const std::string& text) {
@@ -55,18 +57,20 @@ TEST(Parser, SeedReferenceDockerfile) {
   const Instruction& run = s.instructions[3];
   EXPECT_EQ(run.line, 7);
   EXPECT_EQ(run.end_line, 14);
-  EXPECT_THAT(programs(run), ElementsAre("apt-get", "&&apt-get", "&&cd", "&&curl", "&&tar", "&&cd", "&&efa_installer.sh",
-                                         "&&cd", "&&rm"));
+  EXPECT_THAT(programs(run), ElementsAre("apt-get", "&&apt-get", "&&cd", "&&curl", "&&tar", "&&cd",
+                                         "&&efa_installer.sh", "&&cd", "&&rm"));
   const Command& inst = run.script.commands[6];
   EXPECT_EQ(pos(text, inst.argv[0].span), "13:5");
   EXPECT_EQ(inst.argv.back().text, "--no-verify");
   const Command& curl = run.script.commands[3];
   EXPECT_EQ(curl.argv[3].text, "https://efa-installer.amazonaws.com/aws-efa-installer-1.50.0.tar.gz");
-  EXPECT_EQ(curl.argv[3].raw, "https://efa-installer.amazonaws.com/aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz");
+  EXPECT_EQ(curl.argv[3].raw,
+            "https://efa-installer.amazonaws.com/aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz");
   const Instruction& deepep = s.instructions[6];
   EXPECT_EQ(deepep.script.commands[3].assignments[0].text, "DISABLE_AGGRESSIVE_PTX_INSTRS=1");
   EXPECT_EQ(deepep.script.commands[2].argv[2].text, "94a9f8f6b146c07d97ec58f67cd6d303296d6098");
-  EXPECT_EQ(s.instructions[4].pairs[0].value, "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}");
+  EXPECT_EQ(s.instructions[4].pairs[0].value,
+            "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}");
 }
 
 TEST(Parser, VariableForms) {
@@ -118,7 +122,8 @@ TEST(Parser, EnvIsSimultaneousAndLegacyFormTakesTheRestOfTheLine) {
 }
 
 TEST(Parser, GlobalArgsReachFromAndRedeclaredArgs) {
-  Dockerfile df = parse("ARG BASE=nvcr.io/nvidia/pytorch:26.08-py3\nARG V=1.50.0\nFROM ${BASE}\nARG V\nRUN echo $V\n");
+  Dockerfile df =
+      parse("ARG BASE=nvcr.io/nvidia/pytorch:26.08-py3\nARG V=1.50.0\nFROM ${BASE}\nARG V\nRUN echo $V\n");
   EXPECT_EQ(df.stages[0].base, "nvcr.io/nvidia/pytorch:26.08-py3");
   EXPECT_EQ(df.stages[0].instructions[2].script.commands[0].argv[1].text, "1.50.0");
   // Without re-declaration a global ARG is not visible in the stage.
@@ -247,7 +252,8 @@ TEST(Parser, CrLfLineEndings) {
 }
 
 TEST(Parser, PragmaOnTheLineBefore) {
-  Dockerfile df = parse("FROM x\n# trainimg: ignore=efa-apt-update, nccl-net-plugin\nRUN a\n# trainimg: ignore=x\n\nRUN b\n");
+  Dockerfile df = parse(
+      "FROM x\n# trainimg: ignore=efa-apt-update, nccl-net-plugin\nRUN a\n# trainimg: ignore=x\n\nRUN b\n");
   EXPECT_THAT(df.stages[0].instructions[1].ignore, ElementsAre("efa-apt-update", "nccl-net-plugin"));
   EXPECT_TRUE(df.stages[0].instructions[2].ignore.empty());  // a blank line in between
 }
@@ -268,7 +274,8 @@ TEST(Parser, ArgWithTrailingWordsDeclaresThemAsArgs) {
 
 // Under `# syntax=` a custom frontend may define instructions: skipped with a note.
 TEST(Parser, UnknownInstructionUnderASyntaxDirectiveIsSkippedWithANote) {
-  Dockerfile df = parse("# syntax = edrevo/dockerfile-plus\n\nINCLUDE+ base/Dockerfile.common \\\n  more\nFROM x\nRUN a\n");
+  Dockerfile df = parse(
+      "# syntax = edrevo/dockerfile-plus\n\nINCLUDE+ base/Dockerfile.common \\\n  more\nFROM x\nRUN a\n");
   ASSERT_EQ(df.notes.size(), 1u);
   EXPECT_EQ(df.notes[0].line, 3);
   EXPECT_EQ(df.notes[0].column, 1);
@@ -276,6 +283,29 @@ TEST(Parser, UnknownInstructionUnderASyntaxDirectiveIsSkippedWithANote) {
   EXPECT_NE(df.notes[0].message.find("unknown instruction 'INCLUDE+' skipped"), std::string::npos);
   ASSERT_EQ(df.stages.size(), 1u);
   EXPECT_EQ(df.stages[0].instructions.size(), 2u);
+}
+
+// Issue 25: `INCLUDE+ FILE` (which holds the FROM) then ENV: the frontend
+// decides, so no refusal; what follows is a stage whose base cannot be told.
+TEST(Parser, InstructionAfterACustomInstructionBeforeAnyFromOpensAStageOnAnUnknownBase) {
+  Dockerfile df =
+      parse("# syntax = edrevo/dockerfile-plus\nINCLUDE+ base/Dockerfile.common\nENV A=1\nRUN a\n");
+  ASSERT_EQ(df.stages.size(), 1u);
+  EXPECT_TRUE(df.stages[0].base_unknown);
+  EXPECT_EQ(df.root_image(df.final_stage()), "");
+  ASSERT_EQ(df.stages[0].instructions.size(), 2u);
+  EXPECT_EQ(df.stages[0].instructions[0].keyword, "ENV");
+  ASSERT_EQ(df.notes.size(), 2u);
+  EXPECT_EQ(std::to_string(df.notes[1].line) + ":" + std::to_string(df.notes[1].column), "3:1");
+  EXPECT_EQ(df.notes[1].message,
+            "ENV comes before any FROM of this file: the 'INCLUDE+' before it may bring one (the frontend "
+            "decides); the base cannot be told, what follows is linted on an unknown base");
+  // Without the directive BuildKit refuses the unknown instruction, as before.
+  EXPECT_EQ(error_of("INCLUDE+ base/Dockerfile.common\nENV A=1\n"),
+            "Dockerfile:1:1: unknown instruction 'INCLUDE+'");
+  // And without a custom instruction, ENV before FROM stays an error.
+  EXPECT_EQ(error_of("# syntax = docker/dockerfile:1\nENV A=1\nFROM x\n"),
+            "Dockerfile:2:1: ENV before the first FROM");
 }
 
 // BuildKit (parseMaybeJSON): text json.Unmarshal refuses is shell form.
@@ -426,7 +456,8 @@ TEST(ParserErrors, ExecFormWithANonString) {
 TEST(ParserErrors, FromWithoutImageAndBadEscape) {
   EXPECT_EQ(error_of("FROM\n"), "Dockerfile:1:1: FROM without an image");
   EXPECT_EQ(error_of("FROM x AS\n"), "Dockerfile:1:8: FROM takes IMAGE [AS NAME]");
-  EXPECT_EQ(error_of("# escape=x\nFROM x\n"), "Dockerfile:1:1: invalid escape directive 'x': must be \\ or `");
+  EXPECT_EQ(error_of("# escape=x\nFROM x\n"),
+            "Dockerfile:1:1: invalid escape directive 'x': must be \\ or `");
 }
 
 }  // namespace

@@ -95,6 +95,30 @@ TEST(RecipeRendered, LdLibraryPathQuietWhenTheInstallersDirectoriesComeBeforeThe
       IsEmpty());
 }
 
+// Issue 25: a run step builds libfabric into /usr/local, the step's env puts
+// /usr/local/lib first: the finding sits at the env value, the build related.
+TEST(RecipeRendered, LdLibraryPathThatSearchesTheFilesOwnLibfabricFirst) {
+  RenderResult r = render_recipe_text(
+      "recipe.yaml",
+      std::string(kHead) +
+          "steps:\n  - name: fabric\n"
+          "    run: cd /tmp/libfabric-2.1.0 && ./configure --prefix=/usr/local && make install\n"
+          "    env:\n      LD_LIBRARY_PATH: "
+          "/usr/local/lib:/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}\n",
+      {}, "");
+  ASSERT_EQ(r.diagnostics.size(), 1u) << ::testing::PrintToString(briefs(r.diagnostics));
+  const Diagnostic& d = r.diagnostics[0];
+  EXPECT_EQ(d.rule_id + " " + std::to_string(d.line) + ":" + std::to_string(d.column),
+            "efa-ld-library-path 7:24");
+  EXPECT_NE(
+      d.message.find("the libfabric this file installs into /usr/local/lib would be loaded instead of the "
+                     "installer's"),
+      std::string::npos)
+      << d.message;
+  ASSERT_EQ(d.related.size(), 1u);
+  EXPECT_EQ(d.related[0].file + ":" + std::to_string(d.related[0].line), "recipe.yaml:5");
+}
+
 TEST(RecipeRendered, OpenMpiAptPackagesAreOneFindingWithTheOthersRelated) {
   RenderResult r = render_recipe_text(
       "recipe.yaml",

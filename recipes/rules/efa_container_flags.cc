@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // efa-container-flags: in a container there is no kernel and no EFA device,
 // so the installer needs -y --skip-kmod --skip-limit-conf --no-verify; -g
-// (GPUDirect) is expected too. Flags are read as getopt reads them.
+// (GPUDirect: the seed's "RDMA path between GPUs/across nodes") is expected
+// where the image shows a GPU stack, not in a CPU-only MPI image. Flags are
+// read as getopt reads them.
 #include "recipes/rules/rules.h"
 
 namespace trainimg::recipes::rules {
@@ -18,6 +20,7 @@ constexpr Needed kRequired[] = {{"yes", "-y"},
 
 void check(const Context& c) {
   const RuleInfo& info = efa_container_flags().info;
+  bool gpu = shows_gpu_stack(c);
   for (const InstallerRun& r : installer_runs(c)) {
     // --build-ngc (newer installers) is documented upstream as implying the
     // four container flags; not verified against an installer source here.
@@ -29,7 +32,7 @@ void check(const Context& c) {
     if (!missing.empty())
       c.add(Finding(info, "efa_installer.sh lacks the container flag(s) " + missing)
                 .at(c.src, r.argv[0]->span));
-    if (!r.options.count("enable-gdr"))
+    if (gpu && !r.options.count("enable-gdr"))
       c.add(Finding(info, "efa_installer.sh lacks -g (GPUDirect configuration)")
                 .severity(Severity::Warning)
                 .at(c.src, r.argv[0]->span));
@@ -43,7 +46,8 @@ const Rule& efa_container_flags() {
       {"efa-container-flags", Severity::Error,
        "`efa_installer.sh` lacks any of `-y`, `--skip-kmod`, `--skip-limit-conf`, `--no-verify` (any "
        "spelling: `--yes`, `-k`, `-l`, `-n`, clusters, unique prefixes); warning when `-g`/`--enable-gdr` is "
-       "missing",
+       "missing where the image shows a GPU stack (a CUDA/NGC/DLC base, CUDA or NCCL packages, NCCL or CUDA "
+       "named in a `RUN`/`ENV`)",
        "run ./efa_installer.sh -y -g --skip-kmod --skip-limit-conf --no-verify",
        "seed 002, Pitfall 2: container-specific EFA installer flags", "dockerfile", "docs/lint.md#rules"},
       check};

@@ -4,8 +4,10 @@
 // list the installer's aws-ofi-nccl and libfabric directories before anything
 // that may hold the base's older copies: the inherited ${LD_LIBRARY_PATH},
 // another aws-ofi-nccl/libfabric/HPC-X directory, the distribution's library
-// directory. The inherited value must be kept (warning). The directories
-// demanded are those of the installer version in use.
+// directory, a directory the file itself fills with a libfabric or an NCCL
+// net plugin (own_copies.cc). The inherited value must be kept (warning). The
+// directories demanded are those of the installer version in use; `latest`
+// is laid out as the newest installer known.
 #include <algorithm>
 
 #include "common/version.h"
@@ -33,9 +35,27 @@ struct Layout {
   std::string version;      // "" when unknown
 };
 
+// The newest installer whose layout is known (seed 002's validated 1.50.0):
+// what `aws-efa-installer-latest.tar.gz` is laid out as.
+constexpr const char* kNewestKnown = "1.50.0";
+
+// The installer release the final image downloads: a version, or "latest".
+std::optional<std::string> release(const Context& c) {
+  if (auto v = installer_version(c)) return v;
+  for (const Instruction* in : c.final_image)
+    for (const auto& cmd : in->script.commands)
+      for (const Word& w : cmd.argv)
+        if (auto v = installer_tarball_version(w.text); v && *v == "latest") return v;
+  return std::nullopt;
+}
+
 Layout layout(const std::optional<std::string>& v) {
   Layout l;
   l.plugin_hint = "/opt/amazon/ofi-nccl/lib";
+  if (v && *v == "latest") {
+    l.version = std::string("latest, laid out as ") + kNewestKnown + ", the newest known";
+    return l;
+  }
   if (!v) {
     l.plugin = false;  // not known: demand only libfabric's directory
     return l;
@@ -78,16 +98,35 @@ bool may_hold_libfabric(const std::string& d) {
          t == "/usr/lib/aarch64-linux-gnu" || t == "/lib/x86_64-linux-gnu" || t == "/usr/lib64";
 }
 
+// The copy the file itself put in a directory, if any (a plugin copy only
+// where the installer lays one down too).
+const OwnCopy* own_copy(const std::string& d, const std::vector<OwnCopy>& own, const Layout& l) {
+  if (plugin_dir(d) || efa_dir(d)) return nullptr;
+  for (const OwnCopy& o : own)
+    if (o.dir == trimmed(d) && (o.kind == OwnCopy::Kind::Libfabric || l.plugin)) return &o;
+  return nullptr;
+}
+
+std::string kind_name(const OwnCopy& o) {
+  return o.kind == OwnCopy::Kind::Libfabric ? "libfabric" : "NCCL net plugin";
+}
+
+std::string what(const OwnCopy& o) {
+  return "the " + kind_name(o) + " this file installs into " + o.dir +
+         " would be loaded instead of the installer's";
+}
+
 struct Verdict {
   Severity sev = Severity::Info;  // Info = fine
   std::string message;
+  const OwnCopy* own = nullptr;  // the file's own copy that wins, if that is the fault
 };
 
 // `own_stack`: the base carries an EFA stack of its own (an NGC image), whose
 // older copies must not win; elsewhere the loader finds the installer's
 // libraries through its /etc/ld.so.conf.d entry and only a directory that may
 // hold another libfabric/plugin ahead of them is wrong.
-Verdict judge(const KeyValue& kv, const Layout& l, bool own_stack) {
+Verdict judge(const KeyValue& kv, const Layout& l, bool own_stack, const std::vector<OwnCopy>& own) {
   auto dirs = split_path_list(kv.value);
   size_t shadow = dirs.size();
   for (size_t i = 0; i < dirs.size(); ++i)
@@ -102,12 +141,22 @@ Verdict judge(const KeyValue& kv, const Layout& l, bool own_stack) {
   };
   size_t efa = find(efa_dir), plugin = find(plugin_dir);
   if (!own_stack) {
-    auto fabric =
-        static_cast<size_t>(std::find_if(dirs.begin(), dirs.end(), may_hold_libfabric) - dirs.begin());
-    if (fabric < efa)
-      return {Severity::Error,
-              "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " + dirs[fabric] +
-                  " before the installer's libfabric: a distribution libfabric there would be loaded first"};
+    // The installer's directories, where LD_LIBRARY_PATH does not list them,
+    // come after it (its /etc/ld.so.conf.d entry).
+    for (size_t i = 0; i < dirs.size(); ++i) {
+      const OwnCopy* o = own_copy(dirs[i], own, l);
+      size_t installer = o && o->kind == OwnCopy::Kind::NetPlugin ? plugin : efa;
+      if (o && i < installer)
+        return {Severity::Error,
+                "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " + dirs[i] +
+                    " first: " + what(*o),
+                o};
+      if (!o && may_hold_libfabric(dirs[i]) && i < efa)
+        return {
+            Severity::Error,
+            "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " + dirs[i] +
+                " before the installer's libfabric: a distribution libfabric there would be loaded first"};
+    }
     return {};
   }
   // Name only what is missing: a value that has /opt/amazon/efa/lib but not
@@ -117,9 +166,26 @@ Verdict judge(const KeyValue& kv, const Layout& l, bool own_stack) {
   if (efa == dirs.size())
     missing +=
         (missing.empty() ? "" : " and ") + std::string("/opt/amazon/efa/lib (the installer's libfabric)");
-  if (!missing.empty())
-    return {Severity::Error, "the image's final LD_LIBRARY_PATH ('" + kv.value + "') does not list " +
-                                 missing + ": the base's older copies can be loaded"};
+  if (!missing.empty()) {
+    // A copy of the file's own in the value is what gets loaded instead.
+    const OwnCopy* o = nullptr;
+    for (size_t i = 0; i < dirs.size() && !o; ++i) o = own_copy(dirs[i], own, l);
+    return {Severity::Error,
+            "the image's final LD_LIBRARY_PATH ('" + kv.value + "') does not list " + missing + ": " +
+                (o ? what(*o) : "the base's older copies can be loaded"),
+            o};
+  }
+  // The file's own libfabric must come after the installer's libfabric, its
+  // own plugin after the installer's plugin.
+  for (size_t i = 0; i < dirs.size(); ++i) {
+    const OwnCopy* o = own_copy(dirs[i], own, l);
+    size_t installer = o && o->kind == OwnCopy::Kind::NetPlugin ? plugin : efa;
+    if (o && i < installer)
+      return {Severity::Error,
+              "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " + dirs[i] + " before " +
+                  dirs[installer] + ": " + what(*o),
+              o};
+  }
   size_t last = l.plugin ? std::max(efa, plugin) : efa;
   if (shadow < last)
     return {Severity::Error, "the image's final LD_LIBRARY_PATH ('" + kv.value + "') searches " +
@@ -137,7 +203,8 @@ void check(const Context& c) {
   const RuleInfo& info = efa_ld_library_path().info;
   auto runs = installer_runs(c);
   if (runs.empty()) return;
-  Layout l = layout(installer_version(c));
+  Layout l = layout(release(c));
+  auto own = own_copies(c);
   std::string want =
       (l.plugin ? l.plugin_hint + ":" : std::string()) + "/opt/amazon/efa/lib:${LD_LIBRARY_PATH}";
   std::string hint =
@@ -155,7 +222,7 @@ void check(const Context& c) {
     if (in->keyword != "ENV") continue;
     for (const KeyValue& kv : in->pairs) {
       if (kv.key != "LD_LIBRARY_PATH") continue;
-      verdict = judge(kv, l, c.ngc_base);
+      verdict = judge(kv, l, c.ngc_base, own);
       if (!blamed || verdict.sev != prev.sev || verdict.sev == Severity::Info) blamed = &kv;
       prev = verdict;
       last = &kv;
@@ -177,20 +244,26 @@ void check(const Context& c) {
   if (blamed != last)
     f.related(c.src, last->value_span.length ? last->value_span : last->key_span,
               "the last ENV LD_LIBRARY_PATH, which keeps this value");
+  if (verdict.own)
+    f.related(c.src, verdict.own->at,
+              "installs its own " + kind_name(*verdict.own) + " into " + verdict.own->dir);
   c.add(f);
 }
 
 }  // namespace
 
 const Rule& efa_ld_library_path() {
-  static const Rule r{{"efa-ld-library-path", Severity::Error,
-                       "with the installer, the image's final `LD_LIBRARY_PATH` (wherever the `ENV` sits) "
-                       "does not list the installer's aws-ofi-nccl and libfabric directories (those of the "
-                       "installer version in use) before the inherited `${LD_LIBRARY_PATH}` and any other "
-                       "libfabric/plugin directory; warning when it drops the inherited `${LD_LIBRARY_PATH}`",
-                       std::string("ENV LD_LIBRARY_PATH=") + kExpected,
-                       "seed 002, Pitfall 3: LD_LIBRARY_PATH", "dockerfile", "docs/lint.md#rules"},
-                      check};
+  static const Rule r{
+      {"efa-ld-library-path", Severity::Error,
+       "with the installer, the image's final `LD_LIBRARY_PATH` (wherever the `ENV` sits) "
+       "does not list the installer's aws-ofi-nccl and libfabric directories (those of the "
+       "installer version in use; `latest`: the newest known) before the inherited "
+       "`${LD_LIBRARY_PATH}`, any other libfabric/plugin directory and any directory the file "
+       "fills with its own libfabric or NCCL net plugin; warning when it drops the inherited "
+       "`${LD_LIBRARY_PATH}`",
+       std::string("ENV LD_LIBRARY_PATH=") + kExpected, "seed 002, Pitfall 3: LD_LIBRARY_PATH", "dockerfile",
+       "docs/lint.md#rules"},
+      check};
   return r;
 }
 

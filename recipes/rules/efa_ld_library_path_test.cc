@@ -9,9 +9,12 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-const std::string kEnv = "ENV LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}\n";
+const std::string kEnv =
+    "ENV LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}\n";
 
-TEST(EfaLdLibraryPath, QuietOnTheSeed) { EXPECT_THAT(hits(kSeedShort, "efa-ld-library-path"), IsEmpty()); }
+TEST(EfaLdLibraryPath, QuietOnTheSeed) {
+  EXPECT_THAT(hits(kSeedShort, "efa-ld-library-path"), IsEmpty());
+}
 
 TEST(EfaLdLibraryPath, FiresWhenNoEnvFollowsTheInstaller) {
   std::string df = replace(kSeedShort, kEnv, "");
@@ -27,7 +30,8 @@ TEST(EfaLdLibraryPath, EnvBeforeTheInstallerWithTheRightValueCounts) {
 
 // libfabric and the plugin are different libraries: their mutual order does not matter.
 TEST(EfaLdLibraryPath, QuietWhenTheTwoInstallerDirsAreSwapped) {
-  std::string df = replace(kSeedShort, "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib", "/opt/amazon/efa/lib:/opt/amazon/ofi-nccl/lib");
+  std::string df = replace(kSeedShort, "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib",
+                           "/opt/amazon/efa/lib:/opt/amazon/ofi-nccl/lib");
   EXPECT_THAT(hits(df, "efa-ld-library-path"), IsEmpty());
 }
 
@@ -42,7 +46,9 @@ TEST(EfaLdLibraryPath, QuietWhenALaterEnvPrependsAnUnrelatedDir) {
 }
 
 TEST(EfaLdLibraryPath, FiresWhenTheInheritedValueComesFirst) {
-  std::string df = replace(kSeedShort, kEnv, "ENV LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib\n");
+  std::string df =
+      replace(kSeedShort, kEnv,
+              "ENV LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib\n");
   EXPECT_THAT(hits(df, "efa-ld-library-path"), ElementsAre("11:21 error"));
 }
 
@@ -63,14 +69,17 @@ TEST(EfaLdLibraryPath, OlderInstallerNeedsOnlyLibfabricFirst) {
 // 1.43-1.47 on Ubuntu: the plugin's Debian multiarch directory; the hint names it.
 TEST(EfaLdLibraryPath, MultiarchPluginDirIsAcceptedAndNamedInTheHint) {
   std::string df = replace(kSeedShort, "1.50.0", "1.47.0");
-  EXPECT_THAT(hits(replace(df, "/opt/amazon/ofi-nccl/lib:", "/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu:"), "efa-ld-library-path"),
+  EXPECT_THAT(hits(replace(df, "/opt/amazon/ofi-nccl/lib:", "/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu:"),
+                   "efa-ld-library-path"),
               IsEmpty());
   df = replace(df, kEnv, "ENV LD_LIBRARY_PATH=/opt/amazon/efa/lib:${LD_LIBRARY_PATH}\n");
   auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
   ASSERT_EQ(d.size(), 1u);
   EXPECT_EQ(d[0].line, 11);
   EXPECT_EQ(d[0].column, 21);
-  EXPECT_NE(d[0].hint.find("/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu:/opt/amazon/efa/lib"), std::string::npos) << d[0].hint;
+  EXPECT_NE(d[0].hint.find("/opt/amazon/ofi-nccl/lib/x86_64-linux-gnu:/opt/amazon/efa/lib"),
+            std::string::npos)
+      << d[0].hint;
 }
 
 TEST(EfaLdLibraryPath, WarnsWhenTheInheritedValueIsDropped) {
@@ -86,11 +95,16 @@ TEST(EfaLdLibraryPath, LaterEnvThatAppendsKeepsTheOrder) {
 // A base without an EFA stack of its own has no older copies: the installer's
 // /etc/ld.so.conf.d entry finds its libraries; only a shadowing directory is wrong.
 TEST(EfaLdLibraryPath, CudaBaseNeedsNoEnvButNoShadowingDirFirst) {
-  std::string df = replace(replace(kSeedShort, kEnv, ""), "nvcr.io/nvidia/pytorch:26.08-py3", "nvidia/cuda:12.4.1-devel-ubuntu22.04");
+  std::string df = replace(replace(kSeedShort, kEnv, ""), "nvcr.io/nvidia/pytorch:26.08-py3",
+                           "nvidia/cuda:12.4.1-devel-ubuntu22.04");
   EXPECT_THAT(hits(df, "efa-ld-library-path"), IsEmpty());
-  EXPECT_THAT(hits(df + "ENV LD_LIBRARY_PATH=/opt/aws-ofi-nccl/lib:$LD_LIBRARY_PATH\n", "efa-ld-library-path"), IsEmpty());
-  EXPECT_THAT(hits(df + "ENV LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/opt/amazon/efa/lib:$LD_LIBRARY_PATH\n", "efa-ld-library-path"),
-              ElementsAre("11:21 error"));
+  EXPECT_THAT(
+      hits(df + "ENV LD_LIBRARY_PATH=/opt/aws-ofi-nccl/lib:$LD_LIBRARY_PATH\n", "efa-ld-library-path"),
+      IsEmpty());
+  EXPECT_THAT(
+      hits(df + "ENV LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:/opt/amazon/efa/lib:$LD_LIBRARY_PATH\n",
+           "efa-ld-library-path"),
+      ElementsAre("11:21 error"));
 }
 
 // Seen in a public dynamo EFA image: libfabric's directory listed, the
@@ -106,6 +120,98 @@ TEST(EfaLdLibraryPath, MessageNamesOnlyTheMissingDirectory) {
       "the image's final LD_LIBRARY_PATH ('/usr/local/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}') "
       "does not list /opt/amazon/ofi-nccl/lib (the installer's aws-ofi-nccl): the base's older copies can "
       "be loaded");
+}
+
+// Issue 25: a libfabric built into /usr/local on an NGC base, then
+// /usr/local/lib listed before the installer's directories: two libfabrics,
+// the file's own first.
+TEST(EfaLdLibraryPath, FiresWhenADirTheFileFillsWithLibfabricComesFirst) {
+  std::string df =
+      replace(kSeedShort, kEnv, "") +
+      "RUN cd /tmp/libfabric-2.1.0 && ./configure --prefix=/usr/local && make -j && make install\n"
+      "ENV LD_LIBRARY_PATH=/usr/local/lib:/opt/amazon/efa/lib:/opt/amazon/ofi-nccl/lib:$LD_LIBRARY_PATH\n";
+  EXPECT_THAT(hits(df, "efa-ld-library-path"), ElementsAre("12:21 error"));
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].message,
+            "the image's final LD_LIBRARY_PATH "
+            "('/usr/local/lib:/opt/amazon/efa/lib:/opt/amazon/ofi-nccl/lib:$LD_LIBRARY_PATH') searches "
+            "/usr/local/lib before /opt/amazon/efa/lib: the libfabric this file installs into "
+            "/usr/local/lib would be loaded instead of the installer's");
+  ASSERT_EQ(d[0].related.size(), 1u);
+  EXPECT_EQ(std::to_string(d[0].related[0].line) + ":" + std::to_string(d[0].related[0].column) + " " +
+                d[0].related[0].message,
+            "11:32 installs its own libfabric into /usr/local/lib");
+  // The file's libfabric after the installer's libfabric (the plugin's
+  // directory between them holds no libfabric): quiet.
+  EXPECT_THAT(hits(replace(df, "/usr/local/lib:/opt/amazon/efa/lib:/opt/amazon/ofi-nccl/lib:",
+                           "/opt/amazon/efa/lib:/usr/local/lib:/opt/amazon/ofi-nccl/lib:"),
+                   "efa-ld-library-path"),
+              IsEmpty());
+  // The installer's directories first: quiet.
+  EXPECT_THAT(hits(replace(df, "/usr/local/lib:/opt/amazon/efa/lib:/opt/amazon/ofi-nccl/lib:",
+                           "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:/usr/local/lib:"),
+                   "efa-ld-library-path"),
+              IsEmpty());
+}
+
+// An aws-ofi-nccl cloned and built with cmake into /opt/ofi (lib64), on a
+// CUDA base: its plugin ahead of the installer's (1.50.0 lays one down).
+TEST(EfaLdLibraryPath, FiresWhenTheFilesOwnNetPluginComesFirstOnACudaBase) {
+  std::string df =
+      replace(replace(kSeedShort, kEnv, ""), "nvcr.io/nvidia/pytorch:26.08-py3",
+              "nvidia/cuda:12.4.1-devel-ubuntu22.04") +
+      "RUN git clone -b v1.13.0 https://github.com/aws/aws-ofi-nccl.git /src/plugin && cd /src/plugin \\\n"
+      " && mkdir build && cd build && cmake -DCMAKE_INSTALL_PREFIX=/opt/ofi .. && cmake --build . --target "
+      "install\n"
+      "ENV LD_LIBRARY_PATH=/opt/ofi/lib64:$LD_LIBRARY_PATH\n";
+  EXPECT_THAT(hits(df, "efa-ld-library-path"), ElementsAre("13:21 error"));
+  // Installer 1.41.0 lays down no plugin: the file's is the only one.
+  EXPECT_THAT(hits(replace(df, "1.50.0", "1.41.0"), "efa-ld-library-path"), IsEmpty());
+}
+
+// A libfabric copied in by COPY, its directory first: the same conflict.
+TEST(EfaLdLibraryPath, FiresWhenACopiedLibfabricsDirComesFirst) {
+  std::string df =
+      replace(kSeedShort, kEnv, "") + "COPY build/libfabric.so.1 build/libfabric.so /opt/fabric/\n" +
+      "ENV LD_LIBRARY_PATH=/opt/fabric:/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:$LD_LIBRARY_PATH\n";
+  EXPECT_THAT(hits(df, "efa-ld-library-path"), ElementsAre("12:21 error"));
+}
+
+// EFA_INSTALLER_VERSION=latest is laid out as the newest installer known
+// (1.50.0): its plugin directory is asked for.
+TEST(EfaLdLibraryPath, LatestIsLaidOutAsTheNewestKnownInstaller) {
+  std::string df = replace(replace(kSeedShort, "1.50.0", "latest"), kEnv,
+                           "ENV LD_LIBRARY_PATH=/opt/amazon/efa/lib:${LD_LIBRARY_PATH}\n");
+  EXPECT_THAT(hits(df, "efa-ld-library-path"), ElementsAre("11:21 error"));
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  for (const auto& x : d) {
+    if (x.rule_id != "efa-ld-library-path") continue;
+    EXPECT_NE(x.hint.find("/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib"), std::string::npos) << x.hint;
+  }
+  EXPECT_THAT(hits(replace(kSeedShort, "1.50.0", "latest"), "efa-ld-library-path"), IsEmpty());
+}
+
+// Seen in public EFA images with EFA_INSTALLER_VERSION=latest on NGC: the
+// file's own aws-ofi-nccl listed, the installer's plugin directory not. The
+// message names the file's copy, the build is related.
+TEST(EfaLdLibraryPath, MissingPluginDirNamesTheFilesOwnPlugin) {
+  std::string df =
+      replace(kSeedShort, kEnv, "") +
+      "RUN git clone https://github.com/aws/aws-ofi-nccl.git /opt/aws-ofi-nccl && cd /opt/aws-ofi-nccl "
+      "&& ./configure --prefix=/opt/aws-ofi-nccl/install && make && make install\n"
+      "ENV LD_LIBRARY_PATH=/opt/amazon/efa/lib:/opt/aws-ofi-nccl/install/lib:$LD_LIBRARY_PATH\n";
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(std::to_string(d[0].line) + ":" + std::to_string(d[0].column), "12:21");
+  EXPECT_EQ(
+      d[0].message,
+      "the image's final LD_LIBRARY_PATH "
+      "('/opt/amazon/efa/lib:/opt/aws-ofi-nccl/install/lib:$LD_LIBRARY_PATH') "
+      "does not list /opt/amazon/ofi-nccl/lib (the installer's aws-ofi-nccl): the NCCL net plugin this file "
+      "installs into /opt/aws-ofi-nccl/install/lib would be loaded instead of the installer's");
+  ASSERT_EQ(d[0].related.size(), 1u);
+  EXPECT_EQ(d[0].related[0].line, 11);
 }
 
 TEST(EfaLdLibraryPath, QuietWithoutAnInstaller) {

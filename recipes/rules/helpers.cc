@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include <algorithm>
 #include <array>
+#include <cctype>
 
 #include "common/version.h"
 #include "recipes/rules/rule.h"
@@ -223,6 +224,59 @@ bool shows_efa(const Context& c) {
         if (names_efa(w.text)) return true;
       for (const Word& w : cmd.argv)
         if (names_efa(w.text)) return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+
+std::string lowered(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+bool names_gpu(const std::string& text) {
+  std::string s = lowered(text);
+  return s.find("nccl") != std::string::npos || s.find("/usr/local/cuda") != std::string::npos ||
+         s.find("--with-cuda") != std::string::npos || s.find("cudnn") != std::string::npos;
+}
+
+bool gpu_package(const std::string& name) {
+  std::string n = lowered(name);
+  for (std::string_view p : {"cuda", "libcuda", "libcudnn", "libnccl", "nccl", "nvidia-cuda", "tensorrt"})
+    if (n.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+bool gpu_env_key(const std::string& key) {
+  for (std::string_view p : {"CUDA_", "NCCL_", "NVIDIA_", "TORCH_CUDA_ARCH_LIST"})
+    if (key.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+bool shows_gpu_stack(const Context& c) {
+  std::string root = lowered(c.df.root_image(c.df.final_stage()));
+  if (c.ngc_base || root.rfind("nvcr.io/nvidia/", 0) == 0 || root.find("cuda") != std::string::npos)
+    return true;
+  if (root.find(".dkr.ecr.") != std::string::npos && root.rfind("763104351884.", 0) == 0)
+    return true;  // AWS Deep Learning Containers' account
+  std::vector<const Command*> installer;
+  for (const InstallerRun& r : installer_runs(c)) installer.push_back(&r.run->script.commands[r.command]);
+  for (const Instruction* in : c.final_image) {
+    if (in->keyword == "ENV")
+      for (const KeyValue& kv : in->pairs)
+        if (gpu_env_key(kv.key) || names_gpu(kv.value)) return true;
+    for (const auto& cmd : in->script.commands) {
+      for (const auto& pkg : installed_packages(cmd))
+        if (gpu_package(pkg.first)) return true;
+      if (std::find(installer.begin(), installer.end(), &cmd) != installer.end()) continue;
+      for (const Word& w : cmd.assignments)
+        if (names_gpu(w.text)) return true;
+      for (const Word& w : cmd.argv)
+        if (names_gpu(w.text)) return true;
     }
   }
   return false;

@@ -179,8 +179,8 @@ void check(const Context& c) {
     Finding f =
         Finding(info, "replaces the base's Open MPI (" + base_mpi +
                           ", removed here) with another: " + titles +
-                          ". Not the seed's setup (leave NGC's MPI as-is); nothing of the base may still "
-                          "expect the removed one")
+                          ". The seed leaves NGC's MPI as-is: keep it, or make sure nothing of the base "
+                          "still expects the removed one")
             .severity(Severity::Warning)
             .at(c.src, removal->span)
             .hint(

@@ -81,6 +81,9 @@ TEST(MpiSecondInstall, ReplacePatternIsOneWarningAtTheRemoval) {
   EXPECT_EQ(d[0].related.size(), 2u);
   EXPECT_NE(d[0].message.find("replaces the base's Open MPI (/usr/local/mpi"), std::string::npos)
       << d[0].message;
+  // Issue 25: it ends with what to do, not with a statement.
+  const std::string end = "keep it, or make sure nothing of the base still expects the removed one";
+  EXPECT_EQ(d[0].message.substr(d[0].message.size() - std::min(end.size(), d[0].message.size())), end);
 }
 
 TEST(MpiSecondInstall, FiresForTheInstallerMpiInLdSoConfD) {

@@ -42,5 +42,33 @@ TEST(NcclNetPlugin, FiresWhenInheritedFromAParentStage) {
   EXPECT_THAT(hits(df, "nccl-net-plugin"), ElementsAre("2:21 error"));
 }
 
+// Issue 25: NCCL loads a plugin named by its path; the seed keeps `ofi`.
+TEST(NcclNetPlugin, WarnsWhenTheOfiPluginIsNamedByItsPath) {
+  std::string df = kSeedShort + "ENV NCCL_NET_PLUGIN=/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so\n";
+  EXPECT_THAT(hits(df, "nccl-net-plugin"), ElementsAre("12:21 warning"));
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(
+      d[0].message,
+      "NCCL_NET_PLUGIN names the OFI plugin by its library ('/opt/amazon/ofi-nccl/lib/libnccl-net-ofi.so'): "
+      "NCCL loads it, but the seed keeps NCCL_NET_PLUGIN=ofi");
+  // The default-named libnccl-net.so is the InfiniBand plugin: still an error.
+  EXPECT_THAT(hits(kSeedShort + "ENV NCCL_NET_PLUGIN=/usr/lib/libnccl-net.so\n", "nccl-net-plugin"),
+              ElementsAre("12:21 error"));
+}
+
+// The hint says the base sets NCCL_NET_PLUGIN=ofi only where the base is NGC.
+TEST(NcclNetPlugin, HintNamesTheNgcBaseOnlyOnAnNgcBase) {
+  auto hint_on = [](const std::string& from) {
+    std::string df = "FROM " + from + "\nENV NCCL_NET_PLUGIN=none\n";
+    EXPECT_THAT(hits(df, "nccl-net-plugin"), ElementsAre("2:21 error"));
+    auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+    return d.empty() ? std::string() : d[0].hint;
+  };
+  EXPECT_EQ(hint_on("ubuntu:24.04"), "set NCCL_NET_PLUGIN=ofi");
+  EXPECT_EQ(hint_on("nvcr.io/nvidia/pytorch:26.08-py3"),
+            "remove the ENV (the NGC base sets NCCL_NET_PLUGIN=ofi) or set NCCL_NET_PLUGIN=ofi");
+}
+
 }  // namespace
 }  // namespace trainimg::recipes::testing

@@ -70,6 +70,23 @@ std::optional<std::string> installer_version(const Context& c);
 /// an AWS Deep Learning Container (which carries the EFA stack).
 bool shows_efa(const Context& c);
 
+/// Whether the final image shows a GPU stack: a CUDA, NGC or AWS Deep
+/// Learning Container base; CUDA, cuDNN or NCCL packages; a RUN/ENV naming
+/// NCCL (nccl-tests, aws-ofi-nccl, NCCL_*) or CUDA (`/usr/local/cuda`,
+/// `--with-cuda`, CUDA_*). The installer's own command line does not count.
+bool shows_gpu_stack(const Context& c);
+
+/// A directory the Dockerfile itself fills with a libfabric or an NCCL net
+/// plugin (a source build's install prefix, a copy of the library): another
+/// copy beside the installer's (rules/own_copies.cc).
+struct OwnCopy {
+  enum class Kind { Libfabric, NetPlugin };
+  Kind kind;
+  std::string dir;  ///< without a trailing slash: "/usr/local/lib"
+  Span at;          ///< the configure, cp or COPY that put it there
+};
+std::vector<OwnCopy> own_copies(const Context& c);
+
 /// Index in c.final_image of an instruction, or -1.
 int final_index(const Context& c, const Instruction* in);
 
