@@ -39,9 +39,19 @@ install -m 0755 "$bin" "$dir/bin/trainimg.new" && mv "$dir/bin/trainimg.new" "$d
 mode() { "$here/.ci/start-pyxis.sh" mode "$1" >/dev/null; }
 trap 'mode importer' EXIT
 
+# Pyxis starts the container through /bin/sh (and the task through
+# /etc/rc): bench/import.sh's image has only /bin/busybox, so one small layer
+# adds busybox's links.
+derived="trainimg-bench-pyxis:${image//[:\/]/-}"
+if ! docker image inspect "$derived" >/dev/null 2>&1; then
+  ctx=$(mktemp -d)
+  printf 'FROM %s\nRUN ["/bin/busybox","--install","-s","/bin"]\n' "$image" >"$ctx/Dockerfile"
+  DOCKER_BUILDKIT=0 docker build -q --network=host -t "$derived" "$ctx" >/dev/null 2>&1
+  rm -rf "$ctx"
+fi
 repo="bench/pyxis-${image//[:\/]/-}:1"
-echo "== pushing $image to 127.0.0.1:5500/$repo" >&2
-skopeo copy --quiet --dest-tls-verify=false "docker-daemon:$image" "docker://127.0.0.1:5500/$repo"
+echo "== pushing $derived to 127.0.0.1:5500/$repo" >&2
+skopeo copy --quiet --dest-tls-verify=false "docker-daemon:$derived" "docker://127.0.0.1:5500/$repo"
 digest=$(skopeo inspect --tls-verify=false --format '{{.Digest}}' "docker://127.0.0.1:5500/$repo")
 ref="127.0.0.1:5500#$repo"
 entry="$dir/cache/sha256-${digest#sha256:}-zstd3-1M.sqsh"
