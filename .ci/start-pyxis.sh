@@ -46,7 +46,7 @@ stop() {
     for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   done
   # Containers of killed steps may leave mounts under the Enroot dirs.
-  grep -o " $dir/[^ ]*" /proc/mounts | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
+  { grep -o " $dir/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
   rm -f "$state"
   rm -rf "$dir"
   echo "pyxis: stopped"
@@ -256,7 +256,7 @@ if ! skopeo inspect --raw --tls-verify=false "docker://$image" >/dev/null 2>&1; 
   cp /bin/busybox "$ctx/bin/busybox"
   printf 'PRETTY_NAME="trainimg CI BusyBox"\nNAME="trainimg-ci"\nID=trainimg-ci\nVERSION_ID="1"\n' >"$ctx/etc/os-release"
   printf 'FROM scratch\nCOPY bin/busybox /bin/busybox\nCOPY etc/os-release /etc/os-release\nRUN ["/bin/busybox","--install","-s","/bin"]\nENV PATH=/bin\nCMD ["/bin/sh"]\n' >"$ctx/Dockerfile"
-  DOCKER_BUILDKIT=0 docker build -q --network=host -t trainimg-ci/bbox:1 "$ctx" >/dev/null
+  DOCKER_BUILDKIT=0 docker build -q --network=host -t trainimg-ci/bbox:1 "$ctx" >/dev/null 2>"$dir/log/docker-build.log"
   skopeo copy --quiet --dest-tls-verify=false docker-daemon:trainimg-ci/bbox:1 "docker://$image"
   rm -rf "$ctx"
 fi
