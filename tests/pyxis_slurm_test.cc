@@ -353,7 +353,7 @@ void PyxisSlurmScenarios::TheGateRefusesAMismatchingImageWithItsRuleOnSrunsStder
   put(root / "etc/ld.so.conf.d/efa.conf", "/opt/amazon/efa/lib\n");
   fs::create_directories(root / "bin");
   fs::copy_file("/bin/busybox", root / "bin/busybox");
-  fs::create_symlink("busybox", root / "bin/true");
+  for (const char* tool : {"sh", "true"}) fs::create_symlink("busybox", root / "bin" / tool);
   std::string img = push(root, "efa-1.47.0", nullptr);
 
   fs::path profile = fs::path(dir_) / ("host-" + salt_ + ".json");
