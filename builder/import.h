@@ -39,6 +39,11 @@ struct ImportOptions {
   /// of how it was reached. Implied by source_date_epoch; set for the
   /// shared Pyxis cache. Sources without a config digest (dir:) keep `source`.
   bool provenance_by_digest = false;
+  /// Record the SHA-256 of the published .sqsh in the sidecar
+  /// ("sqsh_sha256"), taken right after the image is written and before the
+  /// sidecar makes it usable (while the inspection runs): what `trainimg
+  /// cache verify` checks the file against later.
+  bool content_digest = false;
 };
 
 /// One progress event (phase "resolve", "merge", "data", "finish", "verify",

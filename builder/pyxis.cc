@@ -41,24 +41,60 @@ void remove_if_present(const std::string& path) {
 
 }  // namespace
 
-PyxisEnv pyxis_env(const std::function<const char*(const char*)>& getenv) {
+std::string slurm_step_from_process(pid_t pid, const std::string& job_id) {
+  for (int depth = 0; depth < 8 && pid > 1; ++depth) {
+    std::ifstream cmd("/proc/" + std::to_string(pid) + "/cmdline");
+    std::string title;
+    std::getline(cmd, title, '\0');
+    const std::string head = "slurmstepd: [";
+    if (title.starts_with(head)) {
+      auto close = title.find(']', head.size());
+      auto dot = title.find('.', head.size());
+      if (close != std::string::npos && dot != std::string::npos && dot < close &&
+          title.substr(head.size(), dot - head.size()) == job_id)
+        return title.substr(dot + 1, close - dot - 1);
+    }
+    std::ifstream st("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(st)), {});
+    auto paren = text.rfind(')');
+    if (paren == std::string::npos || paren + 4 > text.size()) break;
+    pid = static_cast<pid_t>(std::atol(text.c_str() + paren + 4));
+  }
+  return {};
+}
+
+PyxisEnv pyxis_env(const std::function<const char*(const char*)>& getenv,
+                   const std::function<std::string(const std::string&)>& step_of_job) {
   PyxisEnv e;
   const char* rt = getenv("PYXIS_RUNTIME_PATH");
   e.runtime_path = rt && *rt ? rt : "/run/pyxis";
   e.job_uid = component(getenv, "SLURM_JOB_UID", std::to_string(::getuid()));
   e.job_id = component(getenv, "SLURM_JOB_ID", "");
-  e.step_id = component(getenv, "SLURM_STEP_ID", "");
+  const char* step = getenv("SLURM_STEP_ID");
+  if (!step || !*step) {
+    std::string named = step_of_job ? step_of_job(e.job_id) : slurm_step_from_process(::getppid(), e.job_id);
+    if (named.empty())
+      throw Error("SLURM_STEP_ID", "not set, and no slurmstepd of job " + e.job_id + " among the importer's parents",
+                  "pyxis runs the importer from slurmstepd, which names the step (batch, extern, "
+                  "interactive or a number); set SLURM_STEP_ID when running it by hand");
+    e.step_id = component([&](const char*) { return named.c_str(); }, "SLURM_STEP_ID", "");
+  } else {
+    e.step_id = component(getenv, "SLURM_STEP_ID", "");
+  }
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0 || !*host) std::snprintf(host, sizeof host, "localhost");
+  const char* node = getenv("SLURMD_NODENAME");
+  e.node = node && *node ? node : host;
+  std::replace(e.node.begin(), e.node.end(), '/', '_');
   const char* shared = getenv("TRAINIMG_PYXIS_CACHE");
   e.shared_cache = shared && *shared ? shared : "";
+  const char* trust = getenv("TRAINIMG_PYXIS_CACHE_TRUST");
+  e.cache_trust = trust ? trust : "";
   return e;
 }
 
 std::string pyxis_lease_id(const PyxisEnv& env) {
-  char host[256] = {};
-  if (gethostname(host, sizeof host - 1) != 0 || !*host) std::snprintf(host, sizeof host, "localhost");
-  std::string h = host;
-  std::replace(h.begin(), h.end(), '/', '_');
-  return h + "." + env.job_uid + "." + env.job_id + "." + env.step_id;
+  return env.node + "." + env.job_uid + "." + env.job_id + "." + env.step_id;
 }
 
 std::string pyxis_sqsh_path(const PyxisEnv& env) {
@@ -93,6 +129,13 @@ std::string shared_digest(const std::string& uri) {
 
 std::string import_private(const std::string& uri, const PyxisEnv& env, nlohmann::ordered_json* sidecar);
 
+ImportOptions shared_import_options(const std::string& uri) {
+  ImportOptions o = pyxis_import_options(uri);
+  o.inspect = true;               // once per entry: the sidecar keeps the verdict and the facts
+  o.provenance_by_digest = true;  // the entry is the image's, whatever reference built it
+  return o;
+}
+
 std::string import_step(const std::string& uri, const PyxisEnv& env, nlohmann::ordered_json* sidecar,
                         std::ostream* log) {
   if (uri.starts_with("podman://"))
@@ -100,16 +143,13 @@ std::string import_step(const std::string& uri, const PyxisEnv& env, nlohmann::o
                 "use docker://REGISTRY#IMAGE (straight from the registry) or dockerd://IMAGE");
   if (env.shared_cache.empty()) return import_private(uri, env, sidecar);
   std::ostream& out = log ? *log : std::cerr;
-  PyxisCache cache(env.shared_cache);
+  PyxisCache cache(env.shared_cache, env.cache_trust);
   std::string digest = shared_digest(uri);
   if (digest.empty()) {
     out << "trainimg: pyxis cache: " << uri << " has no manifest digest; importing a private copy\n";
     return import_private(uri, env, sidecar);
   }
-  ImportOptions o = pyxis_import_options(uri);
-  o.inspect = true;               // once per entry: the sidecar keeps the verdict and the facts
-  o.provenance_by_digest = true;  // the entry is the image's, whatever reference built it
-  SharedEntry e = cache.get(digest, o, pyxis_lease_id(env), out);
+  SharedEntry e = cache.get(digest, shared_import_options(uri), pyxis_lease_id(env), out);
   if (e.path.empty()) return import_private(uri, env, sidecar);
   if (sidecar) *sidecar = e.sidecar;
   return e.path;
@@ -292,8 +332,33 @@ void pyxis_release(const PyxisEnv& env) {
   remove_if_present(path + ".json");
   if (!env.shared_cache.empty()) {
     struct stat st {};
-    if (::stat(env.shared_cache.c_str(), &st) == 0) PyxisCache(env.shared_cache).release(pyxis_lease_id(env));
+    if (::stat(env.shared_cache.c_str(), &st) == 0)
+      PyxisCache(env.shared_cache, env.cache_trust)
+          .release(env.job_uid + "." + env.job_id + "." + env.step_id, env.node);
   }
+}
+
+std::string pyxis_cache_warm(const std::string& uri, const std::string& dir, const std::string& trust,
+                             std::ostream& log, bool& built) {
+  if (!uri.starts_with("docker://") && !uri.starts_with("oci:"))
+    throw Error(uri, "cache warm takes docker://REFERENCE or oci:DIR[:TAG] (an image with a manifest digest)",
+                "jobs look entries up by manifest digest; other sources are imported per step");
+  PyxisCache cache(dir, trust);
+  if (!cache.trust().caller_writes_shared())
+    log << "trainimg: cache warm: you are not trusted by the other users of " << dir << " (trusted: "
+        << cache.trust().describe()
+        << "; TRAINIMG_PYXIS_CACHE_TRUST): the entry goes to your own area, used by your jobs only\n";
+  const std::string digest = shared_digest(uri);
+  if (digest.empty()) throw Error(uri, "has no manifest digest");
+  char host[256] = {};
+  (void)gethostname(host, sizeof host - 1);
+  // A lease of its own while it runs (prune keeps the entry), dropped at the end.
+  const std::string step = "warm." + std::to_string(::getuid()) + "." + std::to_string(::getpid());
+  SharedEntry e = cache.get(digest, shared_import_options(uri), std::string(host) + "." + step, log);
+  cache.release(step, host);
+  if (e.path.empty()) throw Error(dir, "the entry for " + digest + " cannot be written (see above)");
+  built = e.built;
+  return e.path;
 }
 
 }  // namespace trainimg::builder

@@ -14,6 +14,8 @@
 // the same path for every step, a lease per step that `release` drops.
 #pragma once
 
+#include <sys/types.h>
+
 #include <functional>
 #include <iosfwd>
 #include <string>
@@ -24,17 +26,38 @@ struct PyxisEnv {
   std::string runtime_path;  ///< PYXIS_RUNTIME_PATH (default /run/pyxis)
   std::string job_uid;       ///< SLURM_JOB_UID (default: the caller's uid)
   std::string job_id;        ///< SLURM_JOB_ID (required)
-  std::string step_id;       ///< SLURM_STEP_ID (required)
+  /// SLURM_STEP_ID; Slurm does not set it in the batch step (nor the extern
+  /// and interactive ones): then the step as Slurm names it in slurmstepd's
+  /// process title "slurmstepd: [JOB.STEP]": batch, extern, interactive.
+  std::string step_id;
+  std::string node;          ///< SLURMD_NODENAME, else the host name
   std::string shared_cache;  ///< TRAINIMG_PYXIS_CACHE (empty: a private per-step file)
+  std::string cache_trust;   ///< TRAINIMG_PYXIS_CACHE_TRUST (common/shared_dir.h)
 };
 
-/// The step's lease name in the shared cache: HOST.UID.JOB.STEP.
+/// The step's lease name in the shared cache: NODE.UID.JOB.STEP.
 std::string pyxis_lease_id(const PyxisEnv& env);
+
+/// The step of job `job_id` that the process `pid` or one of its parents
+/// (up to 8 levels) runs as slurmstepd, read from its process title
+/// ("slurmstepd: [JOB.STEP]"); empty when none is found.
+std::string slurm_step_from_process(pid_t pid, const std::string& job_id);
 
 /// Reads the variables through `getenv`; throws Error naming the first
 /// required one that is missing, or one that would leave its directory
-/// (contains '/' or is "." / "..").
-PyxisEnv pyxis_env(const std::function<const char*(const char*)>& getenv);
+/// (contains '/' or is "." / ".."). Without SLURM_STEP_ID the step comes
+/// from `step_of_job(SLURM_JOB_ID)` (default: slurm_step_from_process on
+/// the caller's parent).
+PyxisEnv pyxis_env(const std::function<const char*(const char*)>& getenv,
+                   const std::function<std::string(const std::string&)>& step_of_job = {});
+
+/// `trainimg cache warm URI --pyxis-cache DIR`: fills the shared cache with
+/// the entry a job would use for `uri` (docker:// or oci:, which have a
+/// manifest digest), as the importer makes it; run by a trusted account
+/// (the CI that publishes images) so every user's jobs use it. Returns the
+/// entry's path; `built` says whether this call imported it.
+std::string pyxis_cache_warm(const std::string& uri, const std::string& dir, const std::string& trust,
+                             std::ostream& log, bool& built);
 
 /// The per-step squashfs path (absolute when runtime_path is).
 std::string pyxis_sqsh_path(const PyxisEnv& env);

@@ -15,9 +15,19 @@
 // unlinks the file or the process that ran the importer (Pyxis's
 // slurmstepd) exits; when the node dies the lock goes with it. prune
 // removes an entry only when it can lock the entry exclusively and no lease
-// is locked; a lease whose lock is gone is stale and removed. An entry is
-// only trusted when its sidecar names the manifest digest, the file and the
-// options and its size matches (anyone can write into a 1777 directory).
+// is locked; a lease whose lock is gone is stale and removed.
+//
+// Many users, one directory (common/shared_dir.h): an entry is used only
+// when its file and sidecar are owned by the caller, root, or an account
+// of TRAINIMG_PYXIS_CACHE_TRUST (default: the directory's owner), nobody
+// else can write them (entries are 0444), and the sidecar vouches for the
+// manifest digest, the file's name and size and the options. Trusted
+// accounts (the CI that publishes images: `trainimg cache warm`) write the
+// top level; every other user imports into their own area DIR/user-UID
+// (0700, same layout, same locks and leases), once for all their jobs and
+// nodes, and uses a trusted top-level entry when there is one. The sidecar
+// keeps the SHA-256 of the .sqsh taken when it was written ("sqsh_sha256"),
+// which `trainimg cache verify` checks.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +38,7 @@
 #include <vector>
 
 #include "builder/import.h"
+#include "common/shared_dir.h"
 
 namespace trainimg::builder {
 
@@ -38,12 +49,22 @@ struct SharedEntry {
 };
 
 struct SharedCacheItem {
+  std::string area;    ///< DIR, or DIR/user-UID
   std::string name;    ///< sha256-HEX-OPTIONS
+  uint32_t owner = 0;  ///< the .sqsh's owner (uid)
   std::string digest;  ///< the manifest digest (from the name)
   uint64_t bytes = 0;  ///< image + sidecar
   int64_t last_used = 0;
   unsigned leases = 0;   ///< live leases
-  bool trusted = false;  ///< the sidecar matches
+  bool trusted = false;  ///< the owner may be trusted there and the sidecar matches
+};
+
+/// What `verify` found for one entry.
+struct SharedVerifyItem {
+  SharedCacheItem item;
+  std::string recorded;  ///< the sidecar's sqsh_sha256 (empty: none recorded)
+  std::string actual;    ///< the file's SHA-256 now
+  std::string problem;   ///< empty when the entry is sound
 };
 
 struct SharedPruneResult {
@@ -55,30 +76,44 @@ struct SharedPruneResult {
 
 class PyxisCache {
  public:
-  /// Throws Error when `dir` is not an existing directory.
-  explicit PyxisCache(std::string dir);
+  /// Throws Error when `dir` is not an existing directory, when others can
+  /// write it without the sticky bit, or when `trust_spec`
+  /// (TRAINIMG_PYXIS_CACHE_TRUST) is malformed.
+  explicit PyxisCache(std::string dir, const std::string& trust_spec = {});
   const std::string& dir() const { return dir_; }
+  const Trust& trust() const { return trust_; }
 
   /// "sha256-HEX-zstd3-1M" for a manifest digest and the import options.
   static std::string entry_name(const std::string& digest, const ImportOptions& o);
 
-  /// The entry for `digest`, built from `o.source` under the lock when it
-  /// is missing or untrusted (o.output is set here). Takes the lease
-  /// `lease_id` first. Waiting and building are reported on `log`. Returns
-  /// an empty path when an untrusted entry of another user is in the way
-  /// (the sticky bit keeps it): the caller falls back to a private file.
-  /// Throws Error from the import; nothing named after the digest is then
-  /// left by this call (partial, lock file, lease).
+  /// The entry for `digest`: a trusted top-level one, else the caller's
+  /// own (the top level for trusted accounts, DIR/user-UID for the others),
+  /// built from `o.source` under the lock when it is missing or untrusted
+  /// (o.output and o.content_digest are set here). Takes the lease
+  /// `lease_id` (NODE.UID.JOB.STEP) first. Waiting and building are
+  /// reported on `log`. Returns an empty path when an untrusted file that
+  /// cannot be removed is in the way, or the caller's own area is taken:
+  /// the caller falls back to a private file (and `log` says why). Throws
+  /// Error from the import; nothing named after the digest is then left by
+  /// this call (partial, lock file, lease).
   SharedEntry get(const std::string& digest, ImportOptions o, const std::string& lease_id, std::ostream& log);
 
-  /// Drops the leases `lease_id` holds (the entries stay). Idempotent.
-  void release(const std::string& lease_id) const;
+  /// Drops the caller's leases for the step `step` (UID.JOB.STEP) on
+  /// `node` (SLURMD_NODENAME when Slurm set it, else the host name; a lease
+  /// taken on this host under another node name is dropped too, as Slurm
+  /// does not set SLURMD_NODENAME in task cleanup). The entries stay.
+  /// Idempotent.
+  void release(const std::string& step, const std::string& node) const;
 
-  std::vector<SharedCacheItem> list() const;  ///< least recently used first
+  /// Every entry of every area the caller can read, least recently used first.
+  std::vector<SharedCacheItem> list() const;
   SharedPruneResult prune(std::optional<uint64_t> max_size, std::optional<int64_t> older_than_s) const;
+  /// Reads every entry and compares its SHA-256 with the sidecar's.
+  std::vector<SharedVerifyItem> verify() const;
 
  private:
   std::string dir_;
+  Trust trust_;
 };
 
 }  // namespace trainimg::builder

@@ -4,7 +4,11 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "common/error.h"
@@ -39,6 +43,69 @@ TEST(PyxisImporter, MissingJobIdIsAnErrorNamingTheVariable) {
     EXPECT_EQ(e.diagnostic().file, "SLURM_JOB_ID");
     EXPECT_EQ(e.diagnostic().message, "not set");
   }
+}
+
+// Slurm sets no SLURM_STEP_ID in the batch step (nor extern/interactive):
+// the step is named as slurmstepd's title names it.
+TEST(PyxisImporter, WithoutStepIdTheStepIsNamedAsSlurmstepdNamesIt) {
+  Vars v{{"SLURM_JOB_ID", "42"}, {"SLURM_JOB_UID", "1000"}, {"SLURMD_NODENAME", "gpu-017"}};
+  std::string asked;
+  PyxisEnv e = pyxis_env(
+      [&](const char* name) -> const char* {
+        auto it = v.find(name);
+        return it == v.end() ? nullptr : it->second.c_str();
+      },
+      [&](const std::string& job) {
+        asked = job;
+        return std::string("batch");
+      });
+  EXPECT_EQ(asked, "42");
+  EXPECT_EQ(e.step_id, "batch");
+  EXPECT_EQ(pyxis_sqsh_path(e), "/run/pyxis/1000/42.batch.sqsh");
+  EXPECT_EQ(pyxis_lease_id(e), "gpu-017.1000.42.batch");
+  // No slurmstepd among the parents: an error naming the variable, not a guess.
+  try {
+    pyxis_env(
+        [&](const char* name) -> const char* {
+          auto it = v.find(name);
+          return it == v.end() ? nullptr : it->second.c_str();
+        },
+        [](const std::string&) { return std::string(); });
+    FAIL() << "no error";
+  } catch (const Error& err) {
+    EXPECT_EQ(err.diagnostic().file, "SLURM_STEP_ID");
+    EXPECT_NE(err.diagnostic().message.find("no slurmstepd of job 42"), std::string::npos);
+  }
+}
+
+// The real process title: a process whose argv[0] is what slurmstepd sets
+// ("slurmstepd: [JOB.STEP]"), found from a grandchild of it.
+TEST(PyxisImporter, TheStepIsReadFromTheProcessTitleOfAParent) {
+  fs::path t = fs::temp_directory_path() / ("trainimg-steptitle-" + std::to_string(getpid()));
+  fs::create_directories(t);
+  const std::string pidfile = (t / "pid").string();
+  {
+    std::ofstream inner(t / "inner.sh");
+    inner << "echo $$ >" << pidfile << "\nexec sleep 30\n";
+  }
+  // TITLE (bash, argv[0] set as slurmstepd sets its title) -> sh inner.sh -> sleep
+  std::string cmd = "bash -c 'exec -a \"slurmstepd: [77.batch]\" bash -c \"sh " + (t / "inner.sh").string() +
+                    "; true\"' >/dev/null 2>&1 & echo $! >" + (t / "top").string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::string grandchild;
+  for (int i = 0; i < 100 && grandchild.empty(); ++i) {
+    usleep(50000);
+    std::ifstream in(pidfile);
+    std::getline(in, grandchild);
+  }
+  ASSERT_FALSE(grandchild.empty());
+  const pid_t g = static_cast<pid_t>(std::stol(grandchild));
+  EXPECT_EQ(slurm_step_from_process(g, "77"), "batch");
+  EXPECT_EQ(slurm_step_from_process(g, "78"), "") << "another job's slurmstepd is not this step";
+  EXPECT_EQ(slurm_step_from_process(getpid(), "77"), "");
+  int rc = std::system(("kill " + grandchild + " >/dev/null 2>&1").c_str());
+  (void)rc;
+  fs::remove_all(t);
 }
 
 TEST(PyxisImporter, AJobIdThatIsAPathIsRefused) {

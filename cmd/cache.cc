@@ -3,10 +3,14 @@
 // [--older-than DURATION]: the registry blob cache (inspect/inspect.h, registry::BlobCache),
 // or with --pyxis-cache DIR the shared .sqsh cache of the Pyxis importer
 // (builder/pyxis_cache.h); and the docker:// flags that inspect and import share.
+// `cache warm URI` fills the Pyxis cache ahead of jobs; `cache verify` re-checks its
+// entries against the content digests their sidecars recorded.
+#include <cstdlib>
 #include <ctime>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "builder/pyxis.h"
 #include "builder/pyxis_cache.h"
 #include "cmd/command.h"
 #include "common/error.h"
@@ -65,9 +69,45 @@ std::string iso_time(int64_t t) {
   return buf;
 }
 
+std::string pyxis_trust() {
+  const char* t = std::getenv("TRAINIMG_PYXIS_CACHE_TRUST");
+  return t ? t : "";
+}
+
+int run_pyxis_verify(const std::string& dir, const std::string& format) {
+  builder::PyxisCache cache(dir, pyxis_trust());
+  auto items = cache.verify();
+  unsigned bad = 0;
+  nlohmann::ordered_json j;
+  j["schema"] = "trainimg.pyxis-cache-verify/v1";
+  j["dir"] = cache.dir();
+  j["entries"] = nlohmann::ordered_json::array();
+  for (const auto& v : items) {
+    bad += !v.problem.empty();
+    const std::string path = v.item.area + "/" + v.item.name + ".sqsh";
+    if (format == "json")
+      j["entries"].push_back({{"path", path},
+                              {"owner", v.item.owner},
+                              {"recorded", v.recorded},
+                              {"actual", v.actual},
+                              {"ok", v.problem.empty()},
+                              {"problem", v.problem}});
+    else
+      std::cout << (v.problem.empty() ? "ok   " : "BAD  ") << path
+                << (v.problem.empty() ? "" : ": " + v.problem) << "\n";
+  }
+  if (format == "json") {
+    j["bad"] = bad;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << items.size() << " entries, " << bad << " bad, in " << cache.dir() << "\n";
+  }
+  return bad ? int(kExitFindings) : int(kExitOk);
+}
+
 int run_pyxis_cache(const std::string& dir, bool ls, const std::string& format, std::optional<uint64_t> size,
                     std::optional<int64_t> age) {
-  builder::PyxisCache cache(dir);
+  builder::PyxisCache cache(dir, pyxis_trust());
   if (ls) {
     auto items = cache.list();
     uint64_t total = 0;
@@ -79,7 +119,9 @@ int run_pyxis_cache(const std::string& dir, bool ls, const std::string& format, 
       j["total_bytes"] = total;
       j["entries"] = nlohmann::ordered_json::array();
       for (const auto& e : items)
-        j["entries"].push_back({{"name", e.name},
+        j["entries"].push_back({{"area", e.area},
+                                {"owner", e.owner},
+                                {"name", e.name},
                                 {"digest", e.digest},
                                 {"size", e.bytes},
                                 {"last_used", iso_time(e.last_used)},
@@ -88,7 +130,8 @@ int run_pyxis_cache(const std::string& dir, bool ls, const std::string& format, 
       std::cout << j.dump(2) << "\n";
     } else {
       for (const auto& e : items)
-        std::cout << e.name << "  " << human(e.bytes) << "  " << iso_time(e.last_used) << "  " << e.leases
+        std::cout << (e.area == cache.dir() ? "" : e.area.substr(cache.dir().size() + 1) + "/") << e.name
+                  << "  " << human(e.bytes) << "  " << iso_time(e.last_used) << "  " << e.leases
                   << (e.leases == 1 ? " lease" : " leases") << (e.trusted ? "" : "  UNTRUSTED") << "\n";
       std::cout << items.size() << " entries, " << human(total) << " in " << cache.dir() << "\n";
     }
@@ -121,6 +164,15 @@ void setup_cache(CLI::App& sub, Runner& run) {
       sub.add_subcommand("prune", "Remove least recently used blobs (never one another process holds)");
   prune->add_option("--max-size", *max_size, "Keep at most this much, e.g. 50G");
   prune->add_option("--older-than", *older, "Remove what was not used for this long, e.g. 7d or 12h");
+  auto uri = std::make_shared<std::string>();
+  CLI::App* warm = sub.add_subcommand(
+      "warm", "Import URI into the shared Pyxis cache ahead of jobs (a trusted account: the CI that publishes)");
+  warm->add_option("uri", *uri, "docker://REFERENCE or oci:DIR[:TAG]")->required();
+  CLI::App* verify = sub.add_subcommand(
+      "verify", "Re-check every Pyxis cache entry against the SHA-256 its sidecar recorded when it was written");
+  verify->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  for (CLI::App* c : {warm, verify})
+    c->add_option("--pyxis-cache", *pyxis, "The shared .sqsh cache (default: $TRAINIMG_PYXIS_CACHE)");
   for (CLI::App* c : {ls, prune}) {
     c->add_option("--cache", *dir,
                   "The cache directory (default: $TRAINIMG_CACHE, else $XDG_CACHE_HOME/trainimg)");
@@ -139,6 +191,19 @@ void setup_cache(CLI::App& sub, Runner& run) {
       if (!size && !age)
         throw Error("cache prune", "say what to remove: --max-size SIZE and/or --older-than DURATION");
     }
+    if ((warm->parsed() || verify->parsed()) && pyxis->empty()) {
+      const char* env = std::getenv("TRAINIMG_PYXIS_CACHE");
+      if (!env || !*env) throw Error("--pyxis-cache", "say which cache: --pyxis-cache DIR or TRAINIMG_PYXIS_CACHE");
+      *pyxis = env;
+    }
+    if (warm->parsed()) {
+      bool built = false;
+      std::string path = builder::pyxis_cache_warm(*uri, *pyxis, pyxis_trust(), std::cerr, built);
+      std::cerr << "trainimg: cache warm: " << (built ? "imported " : "already cached: ") << *uri << "\n";
+      std::cout << path << "\n";
+      return int(kExitOk);
+    }
+    if (verify->parsed()) return run_pyxis_verify(*pyxis, *format);
     if (!pyxis->empty()) return run_pyxis_cache(*pyxis, ls->parsed(), *format, size, age);
     inspect::registry::BlobCache cache(dir->empty() ? inspect::registry::default_cache_dir() : *dir);
     if (ls->parsed()) {

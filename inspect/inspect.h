@@ -33,6 +33,7 @@
 #include "common/diagnostic.h"
 #include "common/fd.h"
 #include "common/report.h"
+#include "common/shared_dir.h"
 
 namespace trainimg::host {
 struct HostProfile;  // inspect/host.h
@@ -240,6 +241,10 @@ std::string resolve_registry_digest(const std::string& ref);
 /// "sha256:<hex>" of `data`.
 std::string sha256_digest(std::string_view data);
 
+/// "sha256:<hex>" of the whole file at `path` (read once, front to back);
+/// throws Error naming it when it cannot be read.
+std::string sha256_file(const std::string& path);
+
 /// True for "sha256:" followed by exactly 64 lowercase hex digits: the only
 /// digests accepted as blob names, so a digest can never name a path such as
 /// "sha256:../../etc/passwd".
@@ -255,6 +260,11 @@ bool is_sha256_digest(std::string_view d);
 // mismatch no file named after that digest is left. Hits take no lock.
 // Every hit refreshes the entry's mtime: prune removes the least recently
 // used first, and never an entry whose lock is held.
+// Many users, one DIR (mode 1777; common/shared_dir.h): a blob is used only
+// from a file owned by the caller, root or an account of
+// TRAINIMG_CACHE_TRUST (default: DIR's owner) that nobody else can write;
+// those accounts write DIR itself, every other user DIR/user-UID (0700), so
+// what one user wrote is never read by another user's import.
 namespace registry {
 
 /// TRAINIMG_CACHE, else $XDG_CACHE_HOME/trainimg, else ~/.cache/trainimg.
@@ -296,6 +306,7 @@ struct CacheEntry {
   std::string digest;  ///< "sha256:…"
   uint64_t size = 0;
   int64_t last_used = 0;  ///< seconds since the epoch (the file's mtime)
+  std::string area;       ///< DIR, or DIR/user-UID
 };
 
 struct PruneResult {
@@ -307,9 +318,13 @@ struct PruneResult {
 class BlobCache {
  public:
   /// `dir` empty: no cache at all (blobs go to unnamed temporary files).
+  /// Throws Error when others can write `dir` without the sticky bit, or
+  /// TRAINIMG_CACHE_TRUST is malformed.
   explicit BlobCache(std::string dir);
   bool enabled() const { return !dir_.empty(); }
   const std::string& dir() const { return dir_; }
+  /// Where this caller writes: dir(), or its own area DIR/user-UID.
+  const std::string& write_dir() const { return write_dir_; }
 
   /// The published blob, or an invalid fd when it is not cached.
   UniqueFd open(const std::string& digest) const;
@@ -325,8 +340,10 @@ class BlobCache {
   PruneResult prune(std::optional<uint64_t> max_size, std::optional<int64_t> older_than_s) const;
 
  private:
-  std::string blob_path(const std::string& digest) const;
-  std::string dir_;
+  std::string blob_path(const std::string& area, const std::string& digest) const;
+  std::vector<std::string> areas() const;
+  std::string dir_, write_dir_;
+  std::optional<Trust> trust_;
 };
 
 /// "50G", "512M", "1024" -> bytes (K/M/G/T, powers of 1024); nullopt when malformed.

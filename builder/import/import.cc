@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <unordered_map>
 #include <unordered_set>
@@ -583,10 +584,16 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
     throw explain_io_error(e, opt.output);
   }
   r.sidecar = make_sidecar(job, r, writer_options(opt, 0));
+  // The content digest reads the file just written (still in the page
+  // cache) on a thread of its own, while the inspection reads its tables.
+  std::future<std::string> content;
+  if (opt.content_digest)
+    content = std::async(std::launch::async, [path = opt.output] { return inspect::sha256_file(path); });
   if (opt.inspect) {
     job.report("inspect");
     r.sidecar["inspect"] = inspect_verdict(opt.output, r.report, job.desc.digest);
   }
+  if (content.valid()) r.sidecar["sqsh_sha256"] = content.get();
   write_sidecar(opt.output, r.sidecar);
   job.report("done");
   return r;

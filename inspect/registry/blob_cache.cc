@@ -12,6 +12,7 @@
 #include <ctime>
 
 #include "common/error.h"
+#include "common/shared_dir.h"
 #include "inspect/inspect.h"
 #include "inspect/sources/digest.h"
 
@@ -50,8 +51,13 @@ PathLock PathLock::take(const std::string& path, bool shared, bool wait,
   unsigned reported = 0;
   for (;;) {
     UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666));
-    if (!fd && (errno == EACCES || errno == EPERM))  // another user's lock file (in a 1777 directory)
+    if (!fd && (errno == EACCES || errno == EPERM)) {  // another user's lock file (in a 1777 directory)
+      const int create_errno = errno;
       fd.reset(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+      // No such file: it could not be created (a directory the caller cannot
+      // write): that is the error to report, not ENOENT.
+      if (!fd && errno == ENOENT) errno = create_errno;
+    }
     if (!fd) throw_errno(path, "cannot open the lock file");
     const int op = shared ? LOCK_SH : LOCK_EX;
     for (;;) {
@@ -104,19 +110,50 @@ std::string default_cache_dir() {
 
 BlobCache::BlobCache(std::string dir) : dir_(std::move(dir)) {
   while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
+  write_dir_ = dir_;
+  if (dir_.empty()) return;
+  struct stat st {};
+  uid_t owner = ::geteuid();  // a directory that does not exist yet will be the caller's
+  if (::stat(dir_.c_str(), &st) == 0) {
+    check_shared_dir(dir_, "TRAINIMG_CACHE");
+    owner = st.st_uid;
+  }
+  const char* spec = std::getenv("TRAINIMG_CACHE_TRUST");
+  trust_ = Trust::parse(spec ? spec : "", "TRAINIMG_CACHE_TRUST", owner);
+  if (!trust_->caller_writes_shared()) write_dir_ = dir_ + "/user-" + std::to_string(::geteuid());
 }
 
-std::string BlobCache::blob_path(const std::string& digest) const {
+std::string BlobCache::blob_path(const std::string& area, const std::string& digest) const {
   if (!is_sha256_digest(digest)) throw Error(dir_, "not a sha256 digest: '" + digest + "'");
-  return dir_ + "/blobs/sha256/" + digest.substr(7);
+  return area + "/blobs/sha256/" + digest.substr(7);
+}
+
+std::vector<std::string> BlobCache::areas() const {
+  std::vector<std::string> out{dir_};
+  if (::geteuid() == 0) {
+    for (const auto& a : user_areas(dir_)) out.push_back(a);
+  } else if (write_dir_ != dir_) {
+    out.push_back(write_dir_);
+  }
+  return out;
 }
 
 UniqueFd BlobCache::open(const std::string& digest) const {
   if (!enabled()) return {};
-  std::string path = blob_path(digest);
-  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
-  if (fd) (void)::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // last use, for prune
-  return fd;
+  for (const std::string& area : {dir_, write_dir_}) {
+    std::string path = blob_path(area, digest);
+    UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    struct stat st {};
+    // Only a blob an account the caller trusts wrote, and nobody else can
+    // change: the cache's blobs are not hashed again when they are read.
+    if (fd && fstat(fd.get(), &st) == 0 && trust_->trusts_file(st) && S_ISREG(st.st_mode) &&
+        (area == dir_ || st.st_uid == ::geteuid())) {
+      (void)::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // last use, for prune
+      return fd;
+    }
+    if (area == write_dir_) break;
+  }
+  return {};
 }
 
 UniqueFd BlobCache::get(const std::string& digest, const std::function<void(int fd)>& fill) const {
@@ -130,14 +167,19 @@ UniqueFd BlobCache::get(const std::string& digest, const std::function<void(int 
     return fd;
   }
   if (UniqueFd hit = open(digest)) return hit;
-  const std::string hex = blob_path(digest).substr(dir_.size() + 14);
-  mkdirs(dir_ + "/blobs/sha256");
-  mkdirs(dir_ + "/locks");
-  mkdirs(dir_ + "/tmp");
-  PathLock lock = PathLock::acquire(dir_ + "/locks/" + hex + ".lock", /*shared=*/false);
+  if (write_dir_ != dir_) {
+    mkdirs(dir_);
+    (void)own_area(dir_);  // DIR/user-UID, 0700, the caller's or an error
+  }
+  const std::string target = blob_path(write_dir_, digest);
+  const std::string hex = digest.substr(7);
+  mkdirs(write_dir_ + "/blobs/sha256");
+  mkdirs(write_dir_ + "/locks");
+  mkdirs(write_dir_ + "/tmp");
+  PathLock lock = PathLock::acquire(write_dir_ + "/locks/" + hex + ".lock", /*shared=*/false);
   // Another process may have published it while this one waited.
   if (UniqueFd hit = open(digest)) return hit;
-  Unlinker partial{dir_ + "/tmp/" + hex + "." + std::to_string(getpid()) + ".partial"};
+  Unlinker partial{write_dir_ + "/tmp/" + hex + "." + std::to_string(getpid()) + ".partial"};
   UniqueFd fd(::open(partial.path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644));
   if (!fd) throw_errno(partial.path, "cannot create a cache file");
   try {
@@ -147,32 +189,35 @@ UniqueFd BlobCache::get(const std::string& digest, const std::function<void(int 
     throw;
   }
   if (fdatasync(fd.get()) != 0) throw_errno(partial.path, "fdatasync");
-  if (::rename(partial.path.c_str(), blob_path(digest).c_str()) != 0)
-    throw_errno(blob_path(digest), "rename");
+  // A file another account left under the name (not trusted, so not used) is replaced.
+  if (::rename(partial.path.c_str(), target.c_str()) != 0) throw_errno(target, "rename");
   partial.path.clear();
-  if (lseek(fd.get(), 0, SEEK_SET) != 0) throw_errno(blob_path(digest), "lseek");
+  if (lseek(fd.get(), 0, SEEK_SET) != 0) throw_errno(target, "lseek");
   return fd;
 }
 
 std::vector<CacheEntry> BlobCache::list() const {
   std::vector<CacheEntry> out;
   if (!enabled()) return out;
-  std::string dir = dir_ + "/blobs/sha256";
-  DIR* d = opendir(dir.c_str());
-  if (!d) {
-    if (errno == ENOENT) return out;
-    throw_errno(dir, "cannot list the cache");
+  for (const auto& area : areas()) {
+    std::string dir = area + "/blobs/sha256";
+    DIR* d = opendir(dir.c_str());
+    if (!d) {
+      if (errno == ENOENT || area != dir_) continue;
+      throw_errno(dir, "cannot list the cache");
+    }
+    while (dirent* e = readdir(d)) {
+      std::string digest = std::string("sha256:") + e->d_name;
+      if (!is_sha256_digest(digest)) continue;
+      struct stat st {};
+      if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+      out.push_back({digest, static_cast<uint64_t>(st.st_size), static_cast<int64_t>(st.st_mtime), area});
+    }
+    closedir(d);
   }
-  while (dirent* e = readdir(d)) {
-    std::string digest = std::string("sha256:") + e->d_name;
-    if (!is_sha256_digest(digest)) continue;
-    struct stat st {};
-    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
-    out.push_back({digest, static_cast<uint64_t>(st.st_size), static_cast<int64_t>(st.st_mtime)});
-  }
-  closedir(d);
   std::sort(out.begin(), out.end(), [](const CacheEntry& a, const CacheEntry& b) {
-    return a.last_used != b.last_used ? a.last_used < b.last_used : a.digest < b.digest;
+    return a.last_used != b.last_used ? a.last_used < b.last_used
+                                      : (a.digest != b.digest ? a.digest < b.digest : a.area < b.area);
   });
   return out;
 }
@@ -188,10 +233,10 @@ PruneResult BlobCache::prune(std::optional<uint64_t> max_size, std::optional<int
     bool over = max_size && total > *max_size;
     bool removed = false;
     if (old || over) {
-      PathLock lock = PathLock::try_acquire(dir_ + "/locks/" + e.digest.substr(7) + ".lock", false);
+      PathLock lock = PathLock::try_acquire(e.area + "/locks/" + e.digest.substr(7) + ".lock", false);
       if (!lock.held()) {
         r.busy++;
-      } else if (::unlink(blob_path(e.digest).c_str()) == 0) {
+      } else if (::unlink(blob_path(e.area, e.digest).c_str()) == 0) {
         removed = true;
         lock.remove();
       }

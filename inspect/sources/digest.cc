@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inspect/sources/digest.h"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <stdexcept>
+#include <vector>
+
+#include "common/error.h"
+#include "common/fd.h"
 
 namespace trainimg::inspect {
 
@@ -41,6 +48,22 @@ std::string Sha256::digest() {
 std::string sha256_digest(std::string_view data) {
   Sha256 h;
   h.update(data);
+  return h.digest();
+}
+
+std::string sha256_file(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd) throw_errno(path, "cannot read");
+  (void)posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  Sha256 h;
+  std::vector<char> buf(1u << 20);
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw_errno(path, "read");
+    if (n == 0) break;
+    h.update(buf.data(), static_cast<size_t>(n));
+  }
   return h.digest();
 }
 
