@@ -19,7 +19,9 @@
 #                     (0755, through a rename), the build dir may not be
 #                     readable by the job users
 #   importer.sh       plugstack.conf's importer=: exports TRAINIMG_PYXIS_CACHE=DIR/cache
-#                     (1777), TRAINIMG_CACHE=DIR/blobcache/uid-UID, TRAINIMG_ALLOW_HTTP=1,
+#                     and TRAINIMG_CACHE=DIR/blobcache (both root's, 1777: root's
+#                     entries and blobs serve everyone, other users get their own
+#                     DIR/user-UID areas), TRAINIMG_ALLOW_HTTP=1,
 #                     drops every TRAINIMG_* the job brought, then takes
 #                     TRAINIMG_HOST_PROFILE and TRAINIMG_PREFLIGHT from DIR/site.env
 #                     (KEY=VALUE lines a test writes; nothing else is read)
@@ -185,7 +187,7 @@ cat >importer.sh <<EOF
 for v in \$(env | sed -n 's/^\(TRAINIMG_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "\$v"; done
 export PATH=$SYS
 export TRAINIMG_PYXIS_CACHE=$dir/cache
-export TRAINIMG_CACHE=$dir/blobcache/uid-\$(id -u)
+export TRAINIMG_CACHE=$dir/blobcache
 export TRAINIMG_ALLOW_HTTP=1
 export TRAINIMG_HOST_PROFILE=$dir/host.json
 # The site's gate settings: KEY=VALUE lines of the root-owned site.env; only these two keys.
