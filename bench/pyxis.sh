@@ -71,7 +71,7 @@ first_line() {
   echo "$t1 - $t0" | bc
 }
 median() { printf '%.2f' "$(printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p")"; }
-cold_trainimg() { mode importer; rm -rf "$dir/cache"/*"${digest#sha256:}"* "$dir/blobcache/uid-0"; }
+cold_trainimg() { mode importer; rm -rf "$dir/cache"/*"${digest#sha256:}"* "$dir/blobcache"/*; }
 cold_builtin() { mode builtin; rm -rf "$dir"/enroot/pyxis1/cache/user-0/*; }
 
 declare -a tc bc tw bw sq
