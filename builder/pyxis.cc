@@ -74,7 +74,8 @@ PyxisEnv pyxis_env(const std::function<const char*(const char*)>& getenv,
   if (!step || !*step) {
     std::string named = step_of_job ? step_of_job(e.job_id) : slurm_step_from_process(::getppid(), e.job_id);
     if (named.empty())
-      throw Error("SLURM_STEP_ID", "not set, and no slurmstepd of job " + e.job_id + " among the importer's parents",
+      throw Error("SLURM_STEP_ID",
+                  "not set, and no slurmstepd of job " + e.job_id + " among the importer's parents",
                   "pyxis runs the importer from slurmstepd, which names the step (batch, extern, "
                   "interactive or a number); set SLURM_STEP_ID when running it by hand");
     e.step_id = component([&](const char*) { return named.c_str(); }, "SLURM_STEP_ID", "");
@@ -345,8 +346,8 @@ std::string pyxis_cache_warm(const std::string& uri, const std::string& dir, con
                 "jobs look entries up by manifest digest; other sources are imported per step");
   PyxisCache cache(dir, trust);
   if (!cache.trust().caller_writes_shared())
-    log << "trainimg: cache warm: you are not trusted by the other users of " << dir << " (trusted: "
-        << cache.trust().describe()
+    log << "trainimg: cache warm: you are not trusted by the other users of " << dir
+        << " (trusted: " << cache.trust().describe()
         << "; TRAINIMG_PYXIS_CACHE_TRUST): the entry goes to your own area, used by your jobs only\n";
   const std::string digest = shared_digest(uri);
   if (digest.empty()) throw Error(uri, "has no manifest digest");

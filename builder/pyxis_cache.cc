@@ -328,8 +328,8 @@ SharedEntry PyxisCache::get(const std::string& digest, ImportOptions o, const st
     for (const std::string& p : {sqsh, sidecar_path(sqsh)})
       if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
         log << "trainimg: pyxis cache: " << p << " is not trusted (not owned by " << trust_.describe()
-            << ", or its sidecar does not vouch for " << digest << ") and cannot be replaced: " << std::strerror(errno)
-            << "; importing a private copy\n";
+            << ", or its sidecar does not vouch for " << digest
+            << ") and cannot be replaced: " << std::strerror(errno) << "; importing a private copy\n";
         ex.release();
         (void)::unlink(lease.c_str());
         return {};
@@ -365,7 +365,8 @@ void PyxisCache::release(const std::string& step, const std::string& node) const
     for (const auto& f : names_in(area + "/leases")) {
       // NAME@NODE.STEP, where STEP is UID.JOB.STEP
       auto at = f.find('@');
-      if (at == std::string::npos || f.size() <= at + 1 + step.size() + 1 || !f.ends_with("." + step)) continue;
+      if (at == std::string::npos || f.size() <= at + 1 + step.size() + 1 || !f.ends_with("." + step))
+        continue;
       std::string lease_node = f.substr(at + 1, f.size() - at - 1 - step.size() - 1);
       std::string p = area + "/leases/" + f;
       if (::lstat(p.c_str(), &st) != 0 || st.st_uid != ::geteuid()) continue;  // not the caller's lease

@@ -166,10 +166,12 @@ void setup_cache(CLI::App& sub, Runner& run) {
   prune->add_option("--older-than", *older, "Remove what was not used for this long, e.g. 7d or 12h");
   auto uri = std::make_shared<std::string>();
   CLI::App* warm = sub.add_subcommand(
-      "warm", "Import URI into the shared Pyxis cache ahead of jobs (a trusted account: the CI that publishes)");
+      "warm",
+      "Import URI into the shared Pyxis cache ahead of jobs (a trusted account: the CI that publishes)");
   warm->add_option("uri", *uri, "docker://REFERENCE or oci:DIR[:TAG]")->required();
   CLI::App* verify = sub.add_subcommand(
-      "verify", "Re-check every Pyxis cache entry against the SHA-256 its sidecar recorded when it was written");
+      "verify",
+      "Re-check every Pyxis cache entry against the SHA-256 its sidecar recorded when it was written");
   verify->add_option("--format", *format, "text or json")->check(CLI::IsMember({"text", "json"}));
   for (CLI::App* c : {warm, verify})
     c->add_option("--pyxis-cache", *pyxis, "The shared .sqsh cache (default: $TRAINIMG_PYXIS_CACHE)");
@@ -193,7 +195,8 @@ void setup_cache(CLI::App& sub, Runner& run) {
     }
     if ((warm->parsed() || verify->parsed()) && pyxis->empty()) {
       const char* env = std::getenv("TRAINIMG_PYXIS_CACHE");
-      if (!env || !*env) throw Error("--pyxis-cache", "say which cache: --pyxis-cache DIR or TRAINIMG_PYXIS_CACHE");
+      if (!env || !*env)
+        throw Error("--pyxis-cache", "say which cache: --pyxis-cache DIR or TRAINIMG_PYXIS_CACHE");
       *pyxis = env;
     }
     if (warm->parsed()) {

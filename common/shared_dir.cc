@@ -19,7 +19,8 @@ bool all_digits(const std::string& s) {
 }
 
 std::string user_name(uid_t uid) {
-  struct passwd pw {}, *res = nullptr;
+  struct passwd pw {
+  }, *res = nullptr;
   std::vector<char> buf(16384);
   if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &res) == 0 && res) return pw.pw_name;
   return {};
@@ -52,13 +53,15 @@ Trust Trust::parse(const std::string& spec, const std::string& var, uid_t dir_ow
     } else if (kind == "gid" && all_digits(name)) {
       t.gids_.push_back(static_cast<gid_t>(std::stoul(name)));
     } else if (kind == "user") {
-      struct passwd pw {}, *res = nullptr;
+      struct passwd pw {
+      }, *res = nullptr;
       std::vector<char> buf(16384);
       if (getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &res) != 0 || !res)
         throw Error(var, "no user '" + name + "' on this node", hint);
       t.uids_.push_back(pw.pw_uid);
     } else if (kind == "group") {
-      struct group gr {}, *res = nullptr;
+      struct group gr {
+      }, *res = nullptr;
       std::vector<char> buf(65536);
       if (getgrnam_r(name.c_str(), &gr, buf.data(), buf.size(), &res) != 0 || !res)
         throw Error(var, "no group '" + name + "' on this node", hint);
@@ -75,7 +78,8 @@ bool Trust::listed(uid_t uid) const {
   if (gids_.empty()) return false;
   if (auto it = members_.find(uid); it != members_.end()) return it->second;
   bool member = false;
-  struct passwd pw {}, *res = nullptr;
+  struct passwd pw {
+  }, *res = nullptr;
   std::vector<char> buf(16384);
   if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &res) == 0 && res) {
     int n = 64;
@@ -92,9 +96,13 @@ bool Trust::listed(uid_t uid) const {
   return member;
 }
 
-bool Trust::trusts(uid_t owner) const { return owner == self_ || listed(owner); }
+bool Trust::trusts(uid_t owner) const {
+  return owner == self_ || listed(owner);
+}
 
-bool Trust::caller_writes_shared() const { return listed(self_); }
+bool Trust::caller_writes_shared() const {
+  return listed(self_);
+}
 
 bool Trust::trusts_file(const struct stat& st) const {
   return (S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) && (st.st_mode & 022) == 0 && trusts(st.st_uid);
@@ -116,7 +124,8 @@ void check_shared_dir(const std::string& dir, const std::string& var) {
   if (::stat(dir.c_str(), &st) != 0) throw_errno(dir, "cannot use " + var);
   if (!S_ISDIR(st.st_mode)) throw Error(dir, var + " is not a directory");
   if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX))
-    throw Error(dir, var + " is writable by every user without the sticky bit: anyone could replace what is in it",
+    throw Error(dir,
+                var + " is writable by every user without the sticky bit: anyone could replace what is in it",
                 "chmod 1777 " + dir + " (like /tmp), or give it to a group of trusted users (mode 1770)");
 }
 

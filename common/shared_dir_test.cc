@@ -51,7 +51,8 @@ TEST(Trust, TheSiteListReplacesTheDirectorysOwner) {
 }
 
 TEST(Trust, MalformedOrUnknownNamesAreErrorsNamingTheVariable) {
-  for (const char* bad : {"root", "user:", "host:x", "uid:abc", "user:no-such-user-trainimg", "group:no-such-grp-x"}) {
+  for (const char* bad :
+       {"root", "user:", "host:x", "uid:abc", "user:no-such-user-trainimg", "group:no-such-grp-x"}) {
     try {
       Trust::parse(bad, "TRAINIMG_PYXIS_CACHE_TRUST", 0);
       ADD_FAILURE() << bad << ": no error";

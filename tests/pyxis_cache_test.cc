@@ -216,7 +216,8 @@ TEST_F(PyxisCacheTest, EightStepsGetOnePathFromOneImportAndOneDownloadOfEachBlob
   EXPECT_EQ(gets.size(), 2u) << log;
   for (const auto& [digest, n] : gets) EXPECT_EQ(n, 1) << digest << "\n" << log;
   EXPECT_TRUE(partials(shared_).empty());
-  EXPECT_EQ(fs::status(want).permissions() & fs::perms::all, fs::perms(0444));  // read-only: not even its owner changes it by mistake
+  EXPECT_EQ(fs::status(want).permissions() & fs::perms::all,
+            fs::perms(0444));  // read-only: not even its owner changes it by mistake
   EXPECT_EQ(fs::status(want + ".json").permissions() & fs::perms::all, fs::perms(0444));
   auto sidecar = nlohmann::json::parse(slurp(want + ".json"));
   EXPECT_EQ(sidecar["image_digest"], manifest);

@@ -88,8 +88,8 @@ echo "sha256:$M"
   int run(uid_t uid, int step, const std::string& args, const std::string& extra_env = "") {
     std::string u = std::to_string(uid);
     std::string cmd = (uid ? "setpriv --reuid=" + u + " --regid=" + u + " --clear-groups " : std::string()) +
-                      "env -i PATH=/usr/bin:/bin PYXIS_RUNTIME_PATH=" + (t_ / "rt").string() + " SLURM_JOB_UID=" +
-                      u + " SLURM_JOB_ID=7 SLURM_STEP_ID=" + std::to_string(step) +
+                      "env -i PATH=/usr/bin:/bin PYXIS_RUNTIME_PATH=" + (t_ / "rt").string() +
+                      " SLURM_JOB_UID=" + u + " SLURM_JOB_ID=7 SLURM_STEP_ID=" + std::to_string(step) +
                       " TRAINIMG_PREFLIGHT=off TRAINIMG_ALLOW_HTTP=1 no_proxy=127.0.0.1 TRAINIMG_CACHE=" +
                       (t_ / "blobs").string() + " TRAINIMG_PYXIS_CACHE=" + (t_ / "shared").string() + " " +
                       extra_env + " " + (t_ / "bin/trainimg").string() + " " + args + " >" +
@@ -102,7 +102,8 @@ echo "sha256:$M"
   // What `uid` can do to a file, as that user (0: it worked).
   int as(uid_t uid, const std::string& sh) {
     std::string u = std::to_string(uid);
-    std::string cmd = "setpriv --reuid=" + u + " --regid=" + u + " --clear-groups sh -c '" + sh + "' 2>/dev/null";
+    std::string cmd =
+        "setpriv --reuid=" + u + " --regid=" + u + " --clear-groups sh -c '" + sh + "' 2>/dev/null";
     int st = std::system(cmd.c_str());
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   }
@@ -135,8 +136,8 @@ TEST_F(PyxisUsers, AUserWhoAltersTheirEntryOrPlantsATopLevelOneCannotReachAnothe
   // entry with a sidecar copied from the genuine one (same name, size, digest).
   ASSERT_EQ(as(kA, "chmod u+w " + a + " && printf EVIL | dd of=" + a + " bs=1 seek=200 conv=notrunc"), 0);
   ASSERT_NE(slurp(a), genuine);
-  ASSERT_EQ(as(kA, "cp " + a + " " + top() + " && cp " + a + ".json " + top() + ".json && chmod 0444 " + top() +
-                       " " + top() + ".json"),
+  ASSERT_EQ(as(kA, "cp " + a + " " + top() + " && cp " + a + ".json " + top() + ".json && chmod 0444 " +
+                       top() + " " + top() + ".json"),
             0);
   ASSERT_EQ(owner(top()), kA);
   // B's job: neither A's area nor A's top-level file; B's own import, true bytes.
@@ -178,12 +179,14 @@ TEST_F(PyxisUsers, AnAccountTheSiteTrustsServesEveryUser) {
   EXPECT_EQ(run(kB, 3, "pyxis-importer get oci:" + (t_ / "img.oci").string(),
                 "TRAINIMG_PYXIS_CACHE_TRUST=user:no-such-user-x"),
             2);
-  EXPECT_NE(err_.find("TRAINIMG_PYXIS_CACHE_TRUST: error: no user 'no-such-user-x'"), std::string::npos) << err_;
+  EXPECT_NE(err_.find("TRAINIMG_PYXIS_CACHE_TRUST: error: no user 'no-such-user-x'"), std::string::npos)
+      << err_;
 }
 
 TEST_F(PyxisUsers, CiWarmsTheCacheAndVerifyCatchesAChangedEntry) {
-  ASSERT_EQ(run(0, 0, "cache warm oci:" + (t_ / "img.oci").string() + " --pyxis-cache " + (t_ / "shared").string()),
-            0)
+  ASSERT_EQ(
+      run(0, 0, "cache warm oci:" + (t_ / "img.oci").string() + " --pyxis-cache " + (t_ / "shared").string()),
+      0)
       << err_;
   EXPECT_EQ(out_, top() + "\n");
   EXPECT_NE(err_.find("cache warm: imported"), std::string::npos) << err_;
@@ -202,8 +205,10 @@ TEST_F(PyxisUsers, CiWarmsTheCacheAndVerifyCatchesAChangedEntry) {
   ASSERT_EQ(run(0, 3, "cache warm oci:" + (t_ / "img.oci").string()), 0) << err_;
   EXPECT_NE(err_.find("already cached"), std::string::npos) << err_;
   // A changed byte (root can write anything): verify says so, exit 1.
-  ASSERT_EQ(std::system(("printf X | dd of=" + top() + " bs=1 seek=3000 conv=notrunc 2>/dev/null").c_str()), 0);
-  EXPECT_EQ(run(0, 4, "cache verify --pyxis-cache " + (t_ / "shared").string() + " --format json"), 1) << err_;
+  ASSERT_EQ(std::system(("printf X | dd of=" + top() + " bs=1 seek=3000 conv=notrunc 2>/dev/null").c_str()),
+            0);
+  EXPECT_EQ(run(0, 4, "cache verify --pyxis-cache " + (t_ / "shared").string() + " --format json"), 1)
+      << err_;
   auto v = nlohmann::json::parse(out_);
   ASSERT_EQ(v["entries"].size(), 1u) << out_;
   EXPECT_EQ(v["entries"][0]["ok"], false);
@@ -214,25 +219,28 @@ TEST_F(PyxisUsers, CiWarmsTheCacheAndVerifyCatchesAChangedEntry) {
 TEST_F(PyxisUsers, TheBatchStepIsNamedFromSlurmstepdAndReleaseFindsWhatGetMade) {
   // No SLURM_STEP_ID (Slurm sets none in the batch step): the parent's
   // title, as slurmstepd sets it, names the step.
-  const std::string cmd =
-      "exec -a \"slurmstepd: [7.batch]\" sh -c '" + (t_ / "bin/trainimg").string() + " pyxis-importer get oci:" +
-      (t_ / "img.oci").string() + " >" + (t_ / "out").string() + " 2>" + (t_ / "err").string() + "; " +
-      (t_ / "bin/trainimg").string() + " pyxis-importer get dir:" + (t_ / "rootfs-img.oci").string() + " >>" +
-      (t_ / "out").string() + " 2>>" + (t_ / "err").string() + "; true'";
+  const std::string cmd = "exec -a \"slurmstepd: [7.batch]\" sh -c '" + (t_ / "bin/trainimg").string() +
+                          " pyxis-importer get oci:" + (t_ / "img.oci").string() + " >" +
+                          (t_ / "out").string() + " 2>" + (t_ / "err").string() + "; " +
+                          (t_ / "bin/trainimg").string() +
+                          " pyxis-importer get dir:" + (t_ / "rootfs-img.oci").string() + " >>" +
+                          (t_ / "out").string() + " 2>>" + (t_ / "err").string() + "; true'";
   const std::string env = "env -i PATH=/usr/bin:/bin PYXIS_RUNTIME_PATH=" + (t_ / "rt").string() +
                           " SLURM_JOB_UID=0 SLURM_JOB_ID=7 SLURMD_NODENAME=nodeA TRAINIMG_PREFLIGHT=off"
-                          " TRAINIMG_CACHE=" + (t_ / "blobs").string() +
-                          " TRAINIMG_PYXIS_CACHE=" + (t_ / "shared").string() + " ";
+                          " TRAINIMG_CACHE=" +
+                          (t_ / "blobs").string() + " TRAINIMG_PYXIS_CACHE=" + (t_ / "shared").string() + " ";
   put(t_ / "batch.sh", cmd + "\n");
   ASSERT_EQ(std::system((env + "bash " + (t_ / "batch.sh").string()).c_str()), 0);
-  EXPECT_EQ(slurp(t_ / "out"), top() + "\n" + (t_ / "rt/0/7.batch.sqsh").string() + "\n") << slurp(t_ / "err");
+  EXPECT_EQ(slurp(t_ / "out"), top() + "\n" + (t_ / "rt/0/7.batch.sqsh").string() + "\n")
+      << slurp(t_ / "err");
   EXPECT_TRUE(fs::exists(t_ / "shared/leases" / (name_ + "@nodeA.0.7.batch")));
   // Release in task cleanup: no SLURMD_NODENAME there; the lease is found by host.
   const std::string rel = "exec -a \"slurmstepd: [7.batch]\" sh -c '" + (t_ / "bin/trainimg").string() +
                           " pyxis-importer release; true'";
   put(t_ / "release.sh", rel + "\n");
-  const std::string env2 = "env -i PATH=/usr/bin:/bin PYXIS_RUNTIME_PATH=" + (t_ / "rt").string() +
-                           " SLURM_JOB_UID=0 SLURM_JOB_ID=7 TRAINIMG_PYXIS_CACHE=" + (t_ / "shared").string() + " ";
+  const std::string env2 =
+      "env -i PATH=/usr/bin:/bin PYXIS_RUNTIME_PATH=" + (t_ / "rt").string() +
+      " SLURM_JOB_UID=0 SLURM_JOB_ID=7 TRAINIMG_PYXIS_CACHE=" + (t_ / "shared").string() + " ";
   ASSERT_EQ(std::system((env2 + "bash " + (t_ / "release.sh").string()).c_str()), 0);
   EXPECT_FALSE(fs::exists(t_ / "rt/0/7.batch.sqsh"));
   EXPECT_TRUE(fs::is_empty(t_ / "shared/leases"));
@@ -255,8 +263,8 @@ TEST_F(PyxisUsers, OneBlobCacheServesManyUsersAndNobodyReadsAnotherUsersBlobs) {
   const std::string one = "127.0.0.1:5500/test/users-one-" + salt_.substr(0, salt_.find('-')) + ":t";
   const std::string two = "127.0.0.1:5500/test/users-two-" + salt_.substr(0, salt_.find('-')) + ":t";
   for (auto [layout, ref] : {std::pair{t_ / "img.oci", one}, std::pair{t_ / "two.oci", two}})
-    ASSERT_EQ(std::system(("skopeo copy --quiet --dest-tls-verify=false oci:" + layout.string() + ":t docker://" +
-                           ref + " >/dev/null")
+    ASSERT_EQ(std::system(("skopeo copy --quiet --dest-tls-verify=false oci:" + layout.string() +
+                           ":t docker://" + ref + " >/dev/null")
                               .c_str()),
               0);
   fs::create_directories(t_ / "images");
@@ -285,7 +293,8 @@ TEST_F(PyxisUsers, OneBlobCacheServesManyUsersAndNobodyReadsAnotherUsersBlobs) {
             0);
   ASSERT_EQ(import(kB, one, "blobs2", "b1-again.sqsh"), 0) << err_;
   EXPECT_EQ(slurp(t_ / "images/b1-again.sqsh"), slurp(t_ / "images/root.sqsh"));
-  EXPECT_TRUE(fs::exists(t_ / ("blobs2/user-" + std::to_string(kB)) / "blobs/sha256" / layer_of(t_ / "img.oci")));
+  EXPECT_TRUE(
+      fs::exists(t_ / ("blobs2/user-" + std::to_string(kB)) / "blobs/sha256" / layer_of(t_ / "img.oci")));
   // A cache directory B may not write (root's, 0755): the real errno, with the path.
   fs::create_directories(t_ / "blobs3");
   EXPECT_EQ(import(kB, two, "blobs3", "b3.sqsh"), 2);

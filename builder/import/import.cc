@@ -54,12 +54,12 @@ constexpr size_t kChunk = 1u << 20;
 
 // Paths enroot's import writes itself (docker::configure) or Docker's init
 // layer replaces: a single pass never writes the image's bytes for them.
-const char* const kGeneratedPaths[] = {"/etc/environment", "/etc/rc",       "/etc/rc.local",
-                                       "/etc/fstab",       "/etc/hosts",    "/etc/hostname",
-                                       "/etc/resolv.conf"};
+const char* const kGeneratedPaths[] = {"/etc/environment", "/etc/rc",       "/etc/rc.local",   "/etc/fstab",
+                                       "/etc/hosts",       "/etc/hostname", "/etc/resolv.conf"};
 
 bool is_generated_path(const std::string& p) {
-  return std::any_of(std::begin(kGeneratedPaths), std::end(kGeneratedPaths), [&](const char* g) { return p == g; });
+  return std::any_of(std::begin(kGeneratedPaths), std::end(kGeneratedPaths),
+                     [&](const char* g) { return p == g; });
 }
 
 sqsh::NodeType node_type(EntryType t) {
@@ -76,7 +76,9 @@ sqsh::NodeType node_type(EntryType t) {
   return sqsh::NodeType::File;
 }
 
-uint32_t clamp_time(int64_t t) { return static_cast<uint32_t>(std::clamp<int64_t>(t, 0, UINT32_MAX)); }
+uint32_t clamp_time(int64_t t) {
+  return static_cast<uint32_t>(std::clamp<int64_t>(t, 0, UINT32_MAX));
+}
 
 sqsh::Node to_node(Entry e, const FixupOptions& fix, std::optional<int64_t> clamp) {
   enroot_fixup(e, fix);
@@ -175,7 +177,8 @@ void copy_content(Job& job, sqsh::Writer& w, const sqsh::Node& node, inspect::Co
   }
   if (got != node.size)
     throw Error(job.desc.reference, node.path + ": the header says " + std::to_string(node.size) +
-                                        " bytes, the data has " + (got > node.size ? "more" : std::to_string(got)));
+                                        " bytes, the data has " +
+                                        (got > node.size ? "more" : std::to_string(got)));
   w.end_file();
   job.prog.files++;
   job.prog.bytes += got;
@@ -259,7 +262,8 @@ class OnePass : public inspect::LayerVisitor {
     const uint64_t s = seq_++;
     if ((s & 1023) == 0) check_interrupted(job_.desc.reference);
     m_.apply(e, s);
-    if (e.type != EntryType::File || e.size == 0 || enroot_excludes(e) || is_generated_path(e.path)) return false;
+    if (e.type != EntryType::File || e.size == 0 || enroot_excludes(e) || is_generated_path(e.path))
+      return false;
     pending_ = s;
     return true;
   }
@@ -332,8 +336,10 @@ std::map<std::string, std::string> add_generated(Job& job, LayerMerger& m, int64
       path = wd.substr(0, slash);
       pos = slash + 1;
       auto it = v.find(path);
-      if (it == v.end()) m.put(make_dir(path, mtime));
-      else if (it->second.entry.type != EntryType::Dir) break;
+      if (it == v.end())
+        m.put(make_dir(path, mtime));
+      else if (it->second.entry.type != EntryType::Dir)
+        break;
     }
   }
   for (const auto& [path, text] : files) {
@@ -460,9 +466,10 @@ nlohmann::ordered_json make_sidecar(const Job& job, const ImportResult& r, const
   j["image"] = std::filesystem::absolute(r.output).lexically_normal().string();
   j["source"] = job.opt.source;
   j["source_kind"] = job.desc.kind;
-  j["image_digest"] = job.desc.digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(job.desc.digest);
-  j["config_digest"] =
-      job.desc.config_digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(job.desc.config_digest);
+  j["image_digest"] =
+      job.desc.digest.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(job.desc.digest);
+  j["config_digest"] = job.desc.config_digest.empty() ? nlohmann::ordered_json()
+                                                      : nlohmann::ordered_json(job.desc.config_digest);
   j["layers"] = job.desc.layers;
   j["trainimg_version"] = TRAINIMG_VERSION;
   j["compression"] = {{"algorithm", std::string(sqsh::to_string(r.info.compressor))},
@@ -477,8 +484,8 @@ nlohmann::ordered_json make_sidecar(const Job& job, const ImportResult& r, const
                 {"inodes", r.info.inode_count},
                 {"source_entries", r.entries}};
   j["mtime"] = r.info.mtime;
-  j["source_date_epoch"] =
-      job.opt.source_date_epoch ? nlohmann::ordered_json(*job.opt.source_date_epoch) : nlohmann::ordered_json();
+  j["source_date_epoch"] = job.opt.source_date_epoch ? nlohmann::ordered_json(*job.opt.source_date_epoch)
+                                                     : nlohmann::ordered_json();
   j["reference_mtime"] = {{"seconds", job.reference}, {"from", job.reference_from}};
   j["xattrs_kept"] = job.opt.keep_xattrs;
   j["passes"] = r.passes;
