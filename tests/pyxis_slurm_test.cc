@@ -171,7 +171,8 @@ class PyxisSlurm : public ::testing::Test {
     for (int i = 0; i < 50; ++i) {
       left.clear();
       for (const auto& e : fs::recursive_directory_iterator(cache()))
-        if (e.is_regular_file() && e.path().parent_path().filename() == "leases") left += e.path().string() + "\n";
+        if (e.is_regular_file() && e.path().parent_path().filename() == "leases")
+          left += e.path().string() + "\n";
       for (const auto& e : fs::recursive_directory_iterator(fs::path(dir_) / "run"))
         if (e.is_regular_file() && e.path().filename().string().starts_with(std::to_string(last_job_) + "."))
           left += e.path().string() + "\n";
@@ -203,12 +204,14 @@ class PyxisSlurmScenarios : public PyxisSlurm {
 void PyxisSlurmScenarios::ColdThenWarmOnTwoNodesImportsOnce() {
   std::string digest;
   std::string img = busybox_image("coldwarm", &digest);
-  const std::string task = "sh -c 'echo node=$SLURMD_NODENAME job=$SLURM_JOB_ID; grep PRETTY_NAME /etc/os-release'";
+  const std::string task =
+      "sh -c 'echo node=$SLURMD_NODENAME job=$SLURM_JOB_ID; grep PRETTY_NAME /etc/os-release'";
   auto t0 = std::chrono::steady_clock::now();
   SplitResult cold = srun("", "-N2 -w pyxis[1-2] --container-image='" + img + "' " + task);
   double cold_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_EQ(cold.rc, 0) << cold.out << cold.err;
-  for (const char* node : {"node=pyxis1", "node=pyxis2"}) EXPECT_NE(cold.out.find(node), std::string::npos) << cold.out;
+  for (const char* node : {"node=pyxis1", "node=pyxis2"})
+    EXPECT_NE(cold.out.find(node), std::string::npos) << cold.out;
   size_t first = cold.out.find(pretty("coldwarm"));
   ASSERT_NE(first, std::string::npos) << cold.out;
   EXPECT_NE(cold.out.find(pretty("coldwarm"), first + 1), std::string::npos) << cold.out;  // both nodes
@@ -264,8 +267,9 @@ void PyxisSlurmScenarios::AnotherUsersAlteredOrForgedEntryIsNeverServed(bool war
   const fs::path shared = cache() / ("sha256-" + hex + "-zstd3-1M.sqsh");
   std::string warmed_sum;
   if (warmed_by_root) {
-    CliResult w = sh("TRAINIMG_ALLOW_HTTP=1 TRAINIMG_CACHE='" + (t_ / "blobs").string() + "' " + TRAINIMG_BIN +
-                     " cache warm 'docker://" + img + "' --pyxis-cache '" + cache().string() + "' 2>&1");
+    CliResult w =
+        sh("TRAINIMG_ALLOW_HTTP=1 TRAINIMG_CACHE='" + (t_ / "blobs").string() + "' " + TRAINIMG_BIN +
+           " cache warm 'docker://" + img + "' --pyxis-cache '" + cache().string() + "' 2>&1");
     ASSERT_EQ(w.rc, 0) << w.out;
     ASSERT_TRUE(fs::exists(shared)) << w.out;
     struct stat st {};
@@ -279,11 +283,13 @@ void PyxisSlurmScenarios::AnotherUsersAlteredOrForgedEntryIsNeverServed(bool war
   EXPECT_NE(a.out.find(pretty(name)), std::string::npos) << a.out;
 
   // A's attack: every .sqsh A owns, altered in place (4 KiB in the middle).
-  std::string mine =
-      sh("find '" + cache().string() + "' -user " + kUserA + " -name '*.sqsh'").out;
+  std::string mine = sh("find '" + cache().string() + "' -user " + kUserA + " -name '*.sqsh'").out;
   std::istringstream files(mine);
   for (std::string f; std::getline(files, f);) {
-    std::string alter = "runuser -u " + std::string(kUserA) + " -- sh -c 'chmod u+w \"$0\"; head -c 4096 /dev/zero | tr \"\\0\" X | dd of=\"$0\" bs=4096 seek=$(($(stat -c %s \"$0\") / 8192)) conv=notrunc 2>/dev/null' '" + f + "'";
+    std::string alter = "runuser -u " + std::string(kUserA) +
+                        " -- sh -c 'chmod u+w \"$0\"; head -c 4096 /dev/zero | tr \"\\0\" X | dd of=\"$0\" "
+                        "bs=4096 seek=$(($(stat -c %s \"$0\") / 8192)) conv=notrunc 2>/dev/null' '" +
+                        f + "'";
     EXPECT_EQ(sh(alter).rc, 0) << alter;
   }
   // …and tries the same on root's warmed entry: refused.
@@ -297,8 +303,9 @@ void PyxisSlurmScenarios::AnotherUsersAlteredOrForgedEntryIsNeverServed(bool war
   if (!fs::exists(shared)) {
     std::string forged_img = busybox_image(name + "-forged", nullptr, "FORGED");
     fs::path forged = t_ / "forged.sqsh";
-    CliResult f = sh("TRAINIMG_ALLOW_HTTP=1 TRAINIMG_CACHE='" + (t_ / "blobs").string() + "' " + TRAINIMG_BIN +
-                     " import 'docker://" + forged_img + "' -o '" + forged.string() + "' 2>&1");
+    CliResult f =
+        sh("TRAINIMG_ALLOW_HTTP=1 TRAINIMG_CACHE='" + (t_ / "blobs").string() + "' " + TRAINIMG_BIN +
+           " import 'docker://" + forged_img + "' -o '" + forged.string() + "' 2>&1");
     ASSERT_EQ(f.rc, 0) << f.out;
     std::vector<fs::path> genuine = entries(digest);
     ASSERT_FALSE(genuine.empty());
@@ -340,7 +347,8 @@ void PyxisSlurmScenarios::TheGateRefusesAMismatchingImageWithItsRuleOnSrunsStder
   auto cc = [&](const fs::path& out, const std::string& src, const std::string& flags) {
     fs::create_directories(out.parent_path());
     put(t_ / "src.c", src);
-    std::string cmd = "gcc -shared -fPIC -o '" + out.string() + "' '" + (t_ / "src.c").string() + "' " + flags;
+    std::string cmd =
+        "gcc -shared -fPIC -o '" + out.string() + "' '" + (t_ / "src.c").string() + "' " + flags;
     ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   };
   cc(root / "opt/amazon/efa/lib/libfabric.so.1", "int fi_getinfo = 1;\n", "-Wl,-soname,libfabric.so.1");
@@ -348,7 +356,8 @@ void PyxisSlurmScenarios::TheGateRefusesAMismatchingImageWithItsRuleOnSrunsStder
      "int ncclNetPlugin_v8 = 1; int ncclNetPlugin_v9 = 1;\n"
      "__attribute__((used)) static const char s[] = \"NET/OFI Initializing aws-ofi-nccl 1.21.1\";\n",
      "-Wl,-soname,libnccl-net-ofi.so '-Wl,-rpath,/opt/amazon/efa/lib' -Wl,--enable-new-dtags");
-  cc(root / "usr/lib/x86_64-linux-gnu/libnccl.so.2.30.7", "int ncclGetVersion = 1;\n", "-Wl,-soname,libnccl.so.2");
+  cc(root / "usr/lib/x86_64-linux-gnu/libnccl.so.2.30.7", "int ncclGetVersion = 1;\n",
+     "-Wl,-soname,libnccl.so.2");
   fs::create_symlink("libnccl.so.2.30.7", root / "usr/lib/x86_64-linux-gnu/libnccl.so.2");
   put(root / "etc/ld.so.conf.d/efa.conf", "/opt/amazon/efa/lib\n");
   fs::create_directories(root / "bin");
@@ -366,13 +375,15 @@ void PyxisSlurmScenarios::TheGateRefusesAMismatchingImageWithItsRuleOnSrunsStder
   const std::string refused =
       "trainimg: efa-host-mismatch: image EFA installer 1.47.0 differs from the host's 1.50.0";
   for (const std::string& user : {std::string(), std::string(kUserA)}) {
-    SplitResult r = srun(user, "--export=ALL,TRAINIMG_PREFLIGHT=off -w pyxis1 --container-image='" + img + "' true");
+    SplitResult r =
+        srun(user, "--export=ALL,TRAINIMG_PREFLIGHT=off -w pyxis1 --container-image='" + img + "' true");
     EXPECT_NE(r.rc, 0) << user << ": " << r.out << r.err;
     EXPECT_NE(r.err.find(refused), std::string::npos) << user << ": " << r.err;
     EXPECT_EQ(r.out, "");
   }
   // Near miss: policy warn from the site file lets the same job run.
-  put(fs::path(dir_) / "site.env", "TRAINIMG_HOST_PROFILE=" + profile.string() + "\nTRAINIMG_PREFLIGHT=warn\n");
+  put(fs::path(dir_) / "site.env",
+      "TRAINIMG_HOST_PROFILE=" + profile.string() + "\nTRAINIMG_PREFLIGHT=warn\n");
   SplitResult warn = srun("", "-w pyxis1 --container-image='" + img + "' true");
   EXPECT_EQ(warn.rc, 0) << warn.out << warn.err;
   fs::remove(fs::path(dir_) / "site.env");
@@ -386,7 +397,8 @@ void PyxisSlurmScenarios::UseSquashfuseRunsFromTheReturnedSqsh() {
   std::string digest;
   std::string img = busybox_image("squashfuse", &digest);
   set_mode("squashfuse");
-  SplitResult r = srun("", "-w pyxis1 --container-image='" + img + "' sh -c 'echo job=$SLURM_JOB_ID; cat /etc/os-release'");
+  SplitResult r = srun(
+      "", "-w pyxis1 --container-image='" + img + "' sh -c 'echo job=$SLURM_JOB_ID; cat /etc/os-release'");
   EXPECT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_NE(r.out.find(pretty("squashfuse")), std::string::npos) << r.out << r.err;
   std::string log = slurp(fs::path(dir_) / "log/slurmd.pyxis1.log");
