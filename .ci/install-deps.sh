@@ -16,6 +16,10 @@ pkgs=(
   gzip xz-utils tar file binutils curl dash ca-certificates
   # a real Slurm cluster on this machine (.ci/start-slurm.sh)
   slurmctld slurmd slurm-client munge
+  # real Pyxis + Enroot built from ../shared/vendor (.ci/start-pyxis.sh; vendor/README.md):
+  # slurm/spank.h, Enroot's build (its deps build musl) and its runtime tools
+  libslurm-dev gcc make libtool autoconf automake libmd-dev gawk parallel pigz fuse-overlayfs
+  jq bsdextrautils libcap2-bin
   # the registry tests: a real registry, htpasswd, the token server's JWTs
   docker-registry apache2-utils openssl python3-jwt python3-cryptography
 )

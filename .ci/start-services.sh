@@ -6,8 +6,14 @@ set -euo pipefail
 "$(dirname "$0")/start-slurm.sh" || echo "slurm: not started (the Slurm tests fail under TRAINIMG_CI)" >&2  # issue 12
 bash "$(dirname "$0")/start-registry.sh"
 sock=/var/run/docker.sock
+# Real Pyxis + Enroot (issue 23): after dockerd and the registry (it pushes
+# its busybox image). If it fails, the Pyxis tests fail under TRAINIMG_CI.
+pyxis() {
+  "$(dirname "$0")/start-pyxis.sh" || echo "pyxis: not started (the Pyxis tests fail under TRAINIMG_CI)" >&2
+}
 if curl -fsS --unix-socket "$sock" http://localhost/_ping >/dev/null 2>&1; then
   echo "dockerd: already running"
+  pyxis
   exit 0
 fi
 log=${TMPDIR:-/tmp}/trainimg-ci-dockerd.log
@@ -15,6 +21,7 @@ nohup dockerd --bridge=none --iptables=false --ip-masq=false >"$log" 2>&1 &
 for _ in $(seq 1 60); do
   if curl -fsS --unix-socket "$sock" http://localhost/_ping >/dev/null 2>&1; then
     echo "dockerd: started (log: $log)"
+    pyxis
     exit 0
   fi
   sleep 1
