@@ -11,6 +11,8 @@
 #   --source registry (default): docker:// from the local registry of
 #     .ci/start-registry.sh (127.0.0.1:5500), both images pushed with skopeo;
 #   --source oci: the OCI layouts themselves (a machine without a registry).
+# --work DIR keeps the generated images and A.sqsh for the next run; --runs 0
+# with --scale runs only the scale pair (SCALE_RUNS times, default 1).
 # Also: --jobs N for every import (default: all cores) and, with --scale,
 # B's cold import with --jobs 2 and with --jobs N, alternately.
 # usage: bench/incremental.sh [--files N] [--mb M] [--layers L] [--big-mb B] [--add-files F] [--add-mb A]
@@ -33,7 +35,7 @@ while [ $# -gt 0 ]; do
     --scale) scale=1; shift ;;
     --bin) bin="$2"; shift 2 ;;
     --work) work="$2"; shift 2 ;;
-    *) sed -n '3,19p' "$0" >&2; exit 2 ;;
+    *) sed -n '3,21p' "$0" >&2; exit 2 ;;
   esac
 done
 bin="$(readlink -f "$bin")"
@@ -44,10 +46,16 @@ if [ -z "$work" ]; then
   trap 'rm -rf "$work"' EXIT
 fi
 here="$(cd "$(dirname "$0")" && pwd)"
-t0=$(date +%s)
-python3 "$here/image_gen.py" "$work/a" --files "$files" --mb "$mb" --layers "$layers" --big-mb "$big" \
-  --rebuild "$work/b" --add-files "$add_files" --add-mb "$add_mb" --change "$change" --tag 1
-echo "generated in $(( $(date +%s) - t0 )) s"
+# A --work DIR that already holds the images (an earlier run) keeps them.
+if [ -f "$work/b/index.json" ] && [ -f "$work/a/index.json" ]; then
+  echo "using the images in $work"
+else
+  t0=$(date +%s)
+  python3 "$here/image_gen.py" "$work/a" --files "$files" --mb "$mb" --layers "$layers" --big-mb "$big" \
+    --rebuild "$work/b" --add-files "$add_files" --add-mb "$add_mb" --change "$change" --tag 1
+  echo "generated in $(( $(date +%s) - t0 )) s"
+  rm -f "$work/a.sqsh"*
+fi
 if [ "$source" = registry ]; then
   curl -s -o /dev/null http://127.0.0.1:5500/v2/ || { echo "bench/incremental.sh: run .ci/start-registry.sh first" >&2; exit 2; }
   export TRAINIMG_ALLOW_HTTP=1 no_proxy=127.0.0.1
@@ -59,7 +67,12 @@ else
 fi
 imp() { "$bin" import "$@" --no-inspect --progress json; }
 fresh='rm -rf "$work/cache" "$work/out.sqsh"*'
-imp "$src_a" -o "$work/a.sqsh" --cache "$work/cache-a" --jobs "$jobs" 2>/dev/null >/dev/null
+if [ ! -f "$work/a.sqsh.index" ]; then
+  t0=$(date +%s)
+  imp "$src_a" -o "$work/a.sqsh" --cache "$work/cache-a" --jobs "$jobs" 2>/dev/null >/dev/null
+  echo "imported A in $(( $(date +%s) - t0 )) s"
+fi
+rm -rf "$work/cache-a"
 
 # "MEDIAN_A MEDIAN_B" of two commands run alternately (A B A B …), a fresh
 # cache and output before each; each side's peak RSS (KiB, the largest of its
@@ -84,7 +97,9 @@ calc() { python3 -c "print('%.3f' % ($1))"; }
 export bin work src_b jobs
 cold_cmd='"$bin" import "$src_b" -o "$work/out.sqsh" --cache "$work/cache" --jobs "$jobs" --no-inspect --progress json'
 reuse_cmd='"$bin" import "$src_b" -o "$work/out.sqsh" --cache "$work/cache" --jobs "$jobs" --no-inspect --progress json --reuse "$work/a.sqsh"'
-read -r t_cold t_reuse <<<"$(alternate "$cold_cmd" "$reuse_cmd")"
+if [ "$runs" = 0 ]; then runs=${SCALE_RUNS:-1}; skip_pair=1; else skip_pair=0; fi
+[ "$skip_pair" = 1 ] || read -r t_cold t_reuse <<<"$(alternate "$cold_cmd" "$reuse_cmd")"
+if [ "$skip_pair" = 0 ]; then
 rss_cold=$(cat "$work/rss-a") rss_reuse=$(cat "$work/rss-b")
 same="not checked (no sqfsdiff)"
 if command -v sqfsdiff >/dev/null; then
@@ -114,6 +129,7 @@ if [ "$source" = registry ]; then
 fi
 echo "reuse: $reuse_line"
 echo "sqfsdiff-equal to the cold import: $same"
+fi
 if [ "$scale" = 1 ]; then
   j2='"$bin" import "$src_b" -o "$work/out.sqsh" --cache "$work/cache" --jobs 2 --no-inspect --progress json'
   read -r t_j2 t_jn <<<"$(alternate "$j2" "$cold_cmd")"
