@@ -108,9 +108,9 @@ if command -v sqfsdiff >/dev/null; then
 fi
 # What the reused import fetched: its download events' total (both passes'
 # largest), against the compressed size of B's new top layer.
-fetched=$(grep '"phase":"download"' "$work/err-b" | sed 's/.*"total_bytes":\([0-9]*\).*/\1/' | sort -n | tail -1)
+fetched=$( (grep '"phase":"download"' "$work/err-b" || :) | sed 's/.*"total_bytes":\([0-9]*\).*/\1/' | sort -n | tail -1)
 fetched=${fetched:-0}
-reuse_line=$(grep '"phase":"reuse"' "$work/err-b" | sed 's/.*"reuse"://; s/}$//')
+reuse_line=$( (grep '"phase":"reuse"' "$work/err-b" || :) | sed 's/.*"reuse"://; s/}$//')
 new_layer=$(python3 -c '
 import json,sys
 d=sys.argv[1]; i=json.load(open(d+"/index.json"))
