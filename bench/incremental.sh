@@ -47,9 +47,11 @@ if [ -z "$work" ]; then
 fi
 here="$(cd "$(dirname "$0")" && pwd)"
 # A --work DIR that already holds the images (an earlier run) keeps them.
+made=0
 if [ -f "$work/b/index.json" ] && [ -f "$work/a/index.json" ]; then
   echo "using the images in $work"
 else
+  made=1
   t0=$(date +%s)
   python3 "$here/image_gen.py" "$work/a" --files "$files" --mb "$mb" --layers "$layers" --big-mb "$big" \
     --rebuild "$work/b" --add-files "$add_files" --add-mb "$add_mb" --change "$change" --tag 1
@@ -118,7 +120,11 @@ m=json.load(open(d+"/blobs/sha256/"+i["manifests"][0]["digest"][7:]))
 print(m["layers"][-1]["size"])' "$work/b")
 a_bytes=$(stat -c %s "$work/a.sqsh")
 echo
-echo "image A: $files files, $mb MiB in $layers layers ($((a_bytes >> 20)) MiB as .sqsh); B adds $add_files files / $add_mb MiB and changes $change"
+if [ "$made" = 1 ]; then
+  echo "image A: $files files, $mb MiB in $layers layers ($((a_bytes >> 20)) MiB as .sqsh); B adds $add_files files / $add_mb MiB and changes $change"
+else
+  echo "images A and B kept in $work (their sizes: the run that made them); A is $((a_bytes >> 20)) MiB as .sqsh"
+fi
 echo "source: $source; --jobs $jobs; medians of $runs, alternating; $(nproc) cores"
 printf '%-34s %10s %12s\n' "" "seconds" "peak RSS MiB"
 printf '%-34s %10s %12s\n' "import B cold" "$t_cold" "$((rss_cold / 1024))"

@@ -87,7 +87,7 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
         sqfs_inode_get_frag_location(inode, &x.fragment, &x.fragment_offset);
         x.sparse = inode->base.type == SQFS_INODE_EXT_FILE ? inode->data.file_ext.sparse : 0;
       }
-      if (inode->base.type == SQFS_INODE_EXT_FILE || w->links > 1) {
+      if (inode->base.type == SQFS_INODE_EXT_FILE || w->links > 1 || wide_files) {
         sqfs_inode_make_extended(inode);
         inode->data.file_ext.nlink = w->links;
       }
@@ -126,6 +126,8 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
     // sqfs_inode_set_xattr_index would turn it back into a basic inode and
     // drop the directory index asked for above.
     inode->data.dir_ext.xattr_idx = kNoXattr;
+  } else if (inode->base.type == SQFS_INODE_EXT_FILE && w->xattr_idx == kNoXattr) {
+    inode->data.file_ext.xattr_idx = kNoXattr;  // likewise: keep it extended (wide_files)
   } else {
     check_rc(sqfs_inode_set_xattr_index(inode, w->xattr_idx), "setting an xattr index");
   }
@@ -170,6 +172,17 @@ uint64_t Writer::Impl::finish() {
   }
 
   copy_reused();
+  // A file whose blocks start past 4 GiB needs an extended inode, so in a
+  // large image which files get one would depend on where their blocks
+  // landed, and with it the size of the inode table, the grouping of the
+  // directory table and which directories cross a meta data block (their
+  // inode type, above). Give every regular file of an image holding 3 GiB or
+  // more of file data an extended inode (24 more bytes, before compression):
+  // the tables then depend on the tree alone, and an import that reuses
+  // blocks (placed elsewhere) stays sqfsdiff-equal to a cold one. Below
+  // 3 GiB no block can start past 4 GiB unless a reused image brings over
+  // 1 GiB of padding and stale fragment tails.
+  wide_files = stats.input_bytes >= (uint64_t{3} << 30);
 
   std::vector<WNode*> order;
   number(root, order);

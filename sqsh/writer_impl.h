@@ -87,6 +87,8 @@ struct Writer::Impl {
   bool in_file = false;
   bool failed = false;
   bool finished = false;
+  // Every regular file gets an extended inode (writer_finish.cc).
+  bool wide_files = false;
   uint32_t file_flags = 0;
   Stats stats;
 

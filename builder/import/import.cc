@@ -474,28 +474,30 @@ size_t layer_of(const Job& job, uint64_t seq) {
 void lend_blocks(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan, std::vector<bool>& want) {
   Reuse& reuse = *job.reuse;
   std::vector<std::pair<uint64_t, std::string_view>> rest;
-  std::vector<std::string> lent;
+  std::vector<MergedView::iterator> lent;
   uint64_t files = 0, bytes = 0;
   for (const auto& [seq, path] : plan.content_owner) {
     if (seq == kGeneratedSeq || seq >= reuse.shared_entries) {
       rest.emplace_back(seq, path);
       continue;
     }
-    const MergedNode& n = view.find(path)->second;
+    auto it = view.find(path);
+    const MergedNode& n = it->second;
     auto x = reuse.index.extents.find(seq);
     if (n.entry.size == 0 || x == reuse.index.extents.end() || x->second.size != n.entry.size) {
       if (n.entry.size > 0) want[layer_of(job, seq)] = true;  // the earlier image lacks these bytes
       rest.emplace_back(seq, path);
       continue;
     }
-    w.add_reused_file(job.node(n.entry, std::string(path)), reuse.writer_source, x->second);
+    w.add_reused_file(job.node(n.entry, std::string(path)), reuse.writer_source, std::move(x->second));
+    reuse.index.extents.erase(x);  // each walk position owns one path: never looked up again
     if (job.index) job.index->owner(seq, std::string(path));
-    lent.emplace_back(path);
+    lent.push_back(it);
     files++;
     bytes += n.entry.size;
   }
   plan.content_owner = std::move(rest);  // its views of the keys erased below go first
-  for (const std::string& p : lent) view.erase(view.find(p));
+  for (MergedView::iterator it : lent) view.erase(it);
   job.prog.files += files;
   job.prog.bytes += bytes;
   uint64_t not_fetched = 0;
@@ -531,10 +533,11 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
       // The shared layers come from the index, never from the source.
       for (size_t i = 0; i < reuse->shared; ++i) {
         want[i] = false;
-        const ReuseIndex::Layer& l = reuse->index.layers[i];
+        ReuseIndex::Layer& l = reuse->index.layers[i];
         p1.begin_layer(l.id, i);
         for (const Entry& e : l.entries) p1.entry(e);
         p1.end_layer(l.id, i);
+        std::vector<Entry>().swap(l.entries);  // the merger holds them now (peak RSS)
       }
     }
     LayerFilter f1(p1, want);
