@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // trainimg fleet check (issue 12): every node's profile through srun (or
-// --profiles DIR), judged by inspect/host.h (judge_fleet); --drain through scontrol.
+// --profiles DIR), judged by inspect/host.h (judge_fleet), reported through
+// the report path (FleetOutcome: per-node policy; --drain through scontrol).
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -11,9 +11,7 @@
 
 #include "builder/slurm.h"
 #include "cmd/command.h"
-#include "common/atomic_file.h"
 #include "common/error.h"
-#include "common/report.h"
 #include "inspect/host.h"
 
 namespace trainimg::cmd {
@@ -23,7 +21,7 @@ namespace {
 using namespace trainimg::host;
 
 struct FleetArgs {
-  std::string partition, nodes, expect, baseline, format = "text", output = "-", profiles;
+  std::string partition, nodes, expect, baseline, profiles;
   double timeout = 60;
   bool drain = false;
 };
@@ -66,74 +64,41 @@ void setup_fleet(CLI::App& sub, Runner& run) {
   check->add_option("--profiles", a->profiles, "Judge DIR/*.json (NODE.json each) instead of running srun");
   check->add_option("--expect", a->expect, "As for host check: gpus=N,efas=N,kernel=K,…");
   check->add_option("--baseline", a->baseline, "A reference node's profile (host check --baseline)");
-  check->add_option("--format", a->format, "text, json, junit or sarif")
-      ->check(CLI::IsMember({"text", "json", "junit", "sarif"}));
-  check->add_option("-o,--output", a->output, "Write the report here (default: standard output)");
+  // --baseline here names a reference node's profile, and the fleet
+  // reports have no place for suppressed findings.
+  auto rf = std::make_shared<ReportFlags>();
+  ReportFlagSet set;
+  set.baseline = set.write_baseline = set.show_suppressed = false;
+  set.formats = "text, json, junit or sarif";
+  add_report_flags(*check, rf, set);
   check->add_option("--timeout", a->timeout,
                     "Per node: srun --immediate and time limit, seconds (default 60)");
-  // The config only: --baseline here names a reference node's profile, and
-  // the fleet reports have no place for suppressed findings.
-  auto pf = std::make_shared<PolicyFlags>();
-  check->add_option("--config", pf->config,
-                    "Policy file (docs/policy.md); default: the nearest .trainimg.yaml");
-  check->add_flag("--no-config", pf->no_config, "Use no policy file");
   check->add_flag("--drain", a->drain,
                   "Drain failing nodes: Reason=\"trainimg: RULE: MESSAGE\" (never an admin's)");
-  run = [a, pf]() -> int {
-    if (!(a->timeout > 0)) throw Error("--timeout", "must be a positive number of seconds");
-    if (!a->partition.empty() && !a->nodes.empty())
-      throw Error("--partition", "give --partition or --nodes, not both");
-    if (!a->profiles.empty() && (a->drain || !a->partition.empty() || !a->nodes.empty()))
-      throw Error("--profiles", "judges files offline: no --partition, --nodes or --drain with it");
-    policy::Policy pol = load_policy(*pf);
-    Expectations e = parse_expectations(a->expect);
-    std::optional<HostProfile> base;
-    if (!a->baseline.empty()) base = read_profile(a->baseline);
-    std::vector<FleetNode> nodes;
-    if (!a->profiles.empty()) {
-      nodes = read_profiles(a->profiles);
-    } else {
-      builder::GatherOptions o;
-      o.binary = self_path();
-      o.timeout_s = a->timeout;
-      nodes = builder::gather_profiles(builder::slurm_nodes(a->partition, a->nodes), o);
-    }
-    FleetResult r = judge_fleet(std::move(nodes), e, base ? &*base : nullptr, a->baseline);
-    // Policy per node, before the reports and the drain decision see them.
-    std::string today = policy::today_utc();
-    // An expired ignore is about the config, not a node: said once, on stderr.
-    std::vector<Diagnostic> expired;
-    for (auto& n : r.nodes) {
-      Report nr;
-      nr.rules = fleet_rules();
-      nr.findings = std::move(n.findings);
-      policy::apply_policy(nr, pol, today);
-      n.findings.clear();
-      for (auto& d : nr.findings) {
-        if (d.rule_id != policy::ignore_expired_rule().id)
-          n.findings.push_back(std::move(d));
-        else if (&n == &r.nodes.front())
-          expired.push_back(std::move(d));
+  run = [a, rf]() -> int {
+    return run_check(*rf, [&](const policy::Policy&) {
+      if (!(a->timeout > 0)) throw Error("--timeout", "must be a positive number of seconds");
+      if (!a->partition.empty() && !a->nodes.empty())
+        throw Error("--partition", "give --partition or --nodes, not both");
+      if (!a->profiles.empty() && (a->drain || !a->partition.empty() || !a->nodes.empty()))
+        throw Error("--profiles", "judges files offline: no --partition, --nodes or --drain with it");
+      Expectations e = parse_expectations(a->expect);
+      std::optional<HostProfile> base;
+      if (!a->baseline.empty()) base = read_profile(a->baseline);
+      std::vector<FleetNode> nodes;
+      if (!a->profiles.empty()) {
+        nodes = read_profiles(a->profiles);
+      } else {
+        builder::GatherOptions o;
+        o.binary = self_path();
+        o.timeout_s = a->timeout;
+        nodes = builder::gather_profiles(builder::slurm_nodes(a->partition, a->nodes), o);
       }
-    }
-    for (const auto& d : expired) std::cerr << render_diagnostic(d, want_color(STDERR_FILENO));
-    std::string text = a->format == "json"    ? render_fleet_json(r)
-                       : a->format == "junit" ? render_fleet_junit(r)
-                       : a->format == "sarif" ? render_fleet_sarif(r)
-                                              : render_fleet_text(r);
-    write_file_atomic(a->output, text);
-    if (a->drain)
-      for (const auto& n : r.nodes) {
-        if (n.state != "ok") continue;  // no task ran there: nothing judged, nothing to drain for
-        std::string reason = drain_reason(n);
-        if (reason.empty()) continue;
-        auto d = builder::drain_node(n.node, reason);
-        std::cerr << "trainimg: "
-                  << (d.drained ? "drained " + n.node + ": " + reason
-                                : "did not drain " + n.node + ": " + d.why)
-                  << "\n";
-      }
-    return r.failed() ? int(kExitFindings) : int(kExitOk);
+      auto out = std::make_unique<FleetOutcome>(
+          judge_fleet(std::move(nodes), e, base ? &*base : nullptr, a->baseline));
+      out->drain = a->drain;
+      return out;
+    });
   };
 }
 

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // trainimg gds check (seed 004): gdscheck -p, nvidia-fs version, LNet EFA
 // interfaces, and the before/after counter judgement of a gdsio run.
-#include <unistd.h>
-
-#include <iostream>
+#include <algorithm>
 #include <map>
 #include <memory>
 
 #include "cmd/command.h"
 #include "common/error.h"
-#include "common/report.h"
 #include "common/source_file.h"
 #include "inspect/host.h"
 
@@ -25,8 +22,7 @@ struct GdsOptions {
   int expect_efas = 0;
   std::string min_nvidia_fs = std::string(kDefaultMinNvidiaFs);
   std::string io_size = "1M";
-  std::string format = "text", fail_on;  // fail_on empty: the config's, else error
-  std::shared_ptr<PolicyFlags> policy = std::make_shared<PolicyFlags>();
+  std::shared_ptr<ReportFlags> report = std::make_shared<ReportFlags>();
   double timeout = 60;
 };
 
@@ -44,10 +40,7 @@ std::string live_output(const ProbeSpec& spec, double timeout, CheckOutput& out,
   return r.output;
 }
 
-int run_gds(const GdsOptions& o) {
-  Format fmt = parse_format(o.format);
-  policy::Policy pol = load_policy(*o.policy);
-  FailOn fo = resolve_fail_on(o.fail_on, pol);
+std::unique_ptr<Checked> check_gds(const GdsOptions& o) {
   auto io = parse_size(o.io_size);
   if (!io || *io <= 0) throw Error("--io-size", "\"" + o.io_size + "\" is not a size (e.g. 1M)");
   if (o.live && !o.gdscheck.empty()) throw Error("gds check", "give --live or --gdscheck FILE, not both");
@@ -55,10 +48,12 @@ int run_gds(const GdsOptions& o) {
     throw Error("gds check", "--stats-before and --stats-after go together");
   if (!o.stats_before.empty() && o.mode.empty())
     throw Error("gds check", "--stats-before/--stats-after need --mode gds-write|gds-read|cpu");
-  if (o.lnet_before.empty() != o.lnet_after.empty()) throw Error("gds check", "--lnet-before and --lnet-after go together");
+  if (o.lnet_before.empty() != o.lnet_after.empty())
+    throw Error("gds check", "--lnet-before and --lnet-after go together");
   if (!o.live && o.gdscheck.empty() && o.stats_before.empty() && o.lnet.empty() && o.lnet_before.empty())
-    throw Error("gds check", "nothing to check",
-                "give --live, --gdscheck FILE, --stats-before/--stats-after, --lnet or --lnet-before/--lnet-after");
+    throw Error(
+        "gds check", "nothing to check",
+        "give --live, --gdscheck FILE, --stats-before/--stats-after, --lnet or --lnet-before/--lnet-after");
   std::optional<GdsMode> mode;
   if (!o.mode.empty()) mode = parse_gds_mode(o.mode);
   std::optional<int> efas = o.expect_efas > 0 ? std::optional<int>(o.expect_efas) : std::nullopt;
@@ -125,7 +120,8 @@ int run_gds(const GdsOptions& o) {
   }
   if (nvfs_version || o.live) {
     r.rules.push_back(nvidia_fs_rule());
-    check_nvidia_fs_version(nvfs_version, nvfs_two_part, nvfs_file.empty() ? "live" : nvfs_file, o.min_nvidia_fs, out);
+    check_nvidia_fs_version(nvfs_version, nvfs_two_part, nvfs_file.empty() ? "live" : nvfs_file,
+                            o.min_nvidia_fs, out);
   }
 
   // Step 2 + 4: LNet.
@@ -154,30 +150,30 @@ int run_gds(const GdsOptions& o) {
   r.findings = std::move(out.findings);
   r.notes = std::move(out.notes);
   r.text_facts = std::move(out.text_facts);
-  if (mode) r.text_facts.insert(r.text_facts.begin(), {"mode", o.mode + " (I/O size " + format_bytes(*io) + ")"});
-  bool wrote_baseline = apply_policy_flags(r, *o.policy, pol);
-  std::cout << render(r, fmt, {want_color(STDOUT_FILENO) && fmt == Format::Text, nullptr});
-  return wrote_baseline ? int(kExitOk) : exit_code(r, fo);
+  if (mode)
+    r.text_facts.insert(r.text_facts.begin(), {"mode", o.mode + " (I/O size " + format_bytes(*io) + ")"});
+  return std::make_unique<Checked>(std::move(r));
 }
 
 void setup_gds_check(CLI::App& sub, Runner& run) {
   auto o = std::make_shared<GdsOptions>();
-  sub.add_flag("--live", o->live, "Run gdscheck -p, read /proc/driver/nvidia-fs/stats and lnetctl on this node");
+  sub.add_flag("--live", o->live,
+               "Run gdscheck -p, read /proc/driver/nvidia-fs/stats and lnetctl on this node");
   sub.add_option("--gdscheck", o->gdscheck, "Saved `gdscheck -p` output");
   sub.add_option("--stats-before", o->stats_before, "/proc/driver/nvidia-fs/stats before the gdsio run");
   sub.add_option("--stats-after", o->stats_after, "/proc/driver/nvidia-fs/stats after the gdsio run");
   sub.add_option("--mode", o->mode, "What ran between them: gds-write, gds-read (write then read) or cpu");
   sub.add_option("--io-size", o->io_size, "gdsio -i size, for the Sparse Reads arithmetic (default 1M)");
   sub.add_option("--lnet", o->lnet, "Saved `lnetctl net show --net efa` output");
-  sub.add_option("--lnet-before", o->lnet_before, "send_count/recv_count lines before the run (lnetctl … -v)");
+  sub.add_option("--lnet-before", o->lnet_before,
+                 "send_count/recv_count lines before the run (lnetctl … -v)");
   sub.add_option("--lnet-after", o->lnet_after, "send_count/recv_count lines after the run");
   sub.add_option("--expect-efas", o->expect_efas, "EFA interfaces LNet must have (seed 004 baseline: 8)");
-  sub.add_option("--min-nvidia-fs", o->min_nvidia_fs, "Minimum nvidia-fs version (default 2.24.2, FSx for Lustre)");
-  sub.add_option("--format", o->format, "text, json, sarif or junit");
-  sub.add_option("--fail-on", o->fail_on, "error, warning or never (default error, or the config's fail-on)");
-  add_policy_flags(sub, o->policy);
+  sub.add_option("--min-nvidia-fs", o->min_nvidia_fs,
+                 "Minimum nvidia-fs version (default 2.24.2, FSx for Lustre)");
+  add_report_flags(sub, o->report);
   sub.add_option("--timeout", o->timeout, "Timeout in seconds for each --live command (default 60)");
-  run = [o] { return run_gds(*o); };
+  run = [o] { return run_check(*o->report, [&](const policy::Policy&) { return check_gds(*o); }); };
 }
 
 }  // namespace
@@ -185,7 +181,8 @@ void setup_gds_check(CLI::App& sub, Runner& run) {
 void setup_gds(CLI::App& sub, Runner& run) {
   sub.require_subcommand(1, 1);
   auto runners = std::make_shared<std::map<CLI::App*, Runner>>();
-  CLI::App* check = sub.add_subcommand("check", "Check GPUDirect Storage over EFA (gdscheck -p, nvidia-fs counters, LNet)");
+  CLI::App* check =
+      sub.add_subcommand("check", "Check GPUDirect Storage over EFA (gdscheck -p, nvidia-fs counters, LNet)");
   setup_gds_check(*check, (*runners)[check]);
   run = [&sub, runners] {
     for (CLI::App* child : sub.get_subcommands()) return (*runners)[child]();

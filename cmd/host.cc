@@ -146,8 +146,6 @@ void setup_host_check(CLI::App& sub, Runner& run) {
   auto live = std::make_shared<bool>(false);
   auto expect = std::make_shared<std::string>();
   auto baseline = std::make_shared<std::string>();
-  auto format = std::make_shared<std::string>("text");
-  auto fail_on = std::make_shared<std::string>();
   auto timeout = std::make_shared<double>(10);
   auto strict = std::make_shared<bool>(false);
   sub.add_option("HOST.json", *file, "A profile written by `trainimg host capture`");
@@ -160,8 +158,10 @@ void setup_host_check(CLI::App& sub, Runner& run) {
       "--baseline", *baseline,
       "A reference node's profile (trainimg.host/v1: kernel changed, versions drifted), or accepted "
       "findings (trainimg.baseline/v1: report and fail only on new ones)");
-  auto pf = std::make_shared<PolicyFlags>();
-  add_policy_flags(sub, pf, false);
+  auto rf = std::make_shared<ReportFlags>();
+  ReportFlagSet set;
+  set.baseline = false;  // declared above: a profile or accepted findings
+  add_report_flags(sub, rf, set);
   auto slurm = std::make_shared<bool>(false);
   auto drain = std::make_shared<bool>(false);
   sub.add_flag("--slurm", *slurm,
@@ -173,29 +173,22 @@ void setup_host_check(CLI::App& sub, Runner& run) {
       "drained it");
   sub.add_flag("--strict", *strict,
                "An input that was not captured (probe absent) fails its check instead of a note");
-  sub.add_option("--format", *format, "text, json, sarif or junit");
-  sub.add_option("--fail-on", *fail_on, "error, warning or never (default error, or the config's fail-on)");
   sub.add_option("--timeout", *timeout, "Per-probe timeout in seconds with --live (default 10)");
   run = [=] {
-    Format fmt = parse_format(*format);
-    policy::Policy pol = load_policy(*pf);
-    FailOn fo = resolve_fail_on(*fail_on, pol);
-    // --baseline names a reference node's profile, or accepted findings:
-    // the file's schema says which.
-    std::string reference = *baseline;
-    PolicyFlags flags = *pf;
-    if (!baseline->empty() && policy::json_schema_of(*baseline) == policy::kBaselineSchema) {
-      flags.baseline = *baseline;
-      reference.clear();
-    }
-    if (file->empty() == !*live)
-      throw Error("host check", "give either a profile (HOST.json) or --live",
-                  "trainimg host check HOST.json");
-    Expectations e = parse_expectations(*expect);
-    e.strict = *strict;
-    if (*drain && !*slurm)
-      throw Error("--drain", "only with --slurm", "trainimg host check --live --slurm --drain");
+    // Usage first, in this order, before anything is read.
+    auto expectations = [&] {
+      if (file->empty() == !*live)
+        throw Error("host check", "give either a profile (HOST.json) or --live",
+                    "trainimg host check HOST.json");
+      Expectations e = parse_expectations(*expect);
+      e.strict = *strict;
+      if (*drain && !*slurm)
+        throw Error("--drain", "only with --slurm", "trainimg host check --live --slurm --drain");
+      return e;
+    };
     if (*slurm) {
+      ReportPlan plan = plan_report(*rf);
+      Expectations e = expectations();
       if (!*live) throw Error("--slurm", "the node gate judges this node: add --live");
       std::string why;
       HostProfile p = gate_profile(std::min(*timeout, 2.0), why);
@@ -205,7 +198,7 @@ void setup_host_check(CLI::App& sub, Runner& run) {
       Report gate;
       gate.rules = profile_rules();
       gate.findings = std::move(res.findings);
-      policy::apply_policy(gate, pol, policy::today_utc());
+      policy::apply_policy(gate, plan.policy, policy::today_utc());
       auto errors = error_lines(gate.findings);
       if (!why.empty()) std::cerr << "trainimg: note: " << why << "\n";
       for (const auto& l : errors) std::cerr << l << "\n";
@@ -220,26 +213,36 @@ void setup_host_check(CLI::App& sub, Runner& run) {
       }
       return errors.empty() ? int(kExitOk) : int(kExitFindings);
     }
-    HostProfile p = *live ? capture_profile("", *timeout) : read_profile(*file);
-    std::string where = *live ? (p.hostname.empty() ? "live" : p.hostname) : *file;
-    std::optional<HostProfile> base;
-    if (!reference.empty()) base = read_profile(reference);
-    HostCheckResult res = check_host(p, e, base ? &*base : nullptr, where, reference);
-    Report r;
-    r.kind = "host";
-    r.inputs = {where};
-    if (base) r.inputs.push_back(reference);
-    r.rules = profile_rules();
-    r.findings = std::move(res.findings);
-    r.notes = std::move(res.notes);
-    r.text_facts.emplace_back("host", p.hostname.empty() ? "?" : p.hostname);
-    for (auto& [k, v] : fact_rows(p))
-      if (k != "held_packages" && k != "infiniband_devices" && k != "fi_info_domains")
-        r.text_facts.emplace_back(k, v);
-    r.facts = to_json(p)["facts"];
-    bool wrote_baseline = apply_policy_flags(r, flags, pol);
-    std::cout << render(r, fmt, {want_color(STDOUT_FILENO) && fmt == Format::Text, nullptr});
-    return wrote_baseline ? int(kExitOk) : exit_code(r, fo);
+    return run_check(*rf, [&](const policy::Policy&) {
+      // --baseline names a reference node's profile, or accepted findings:
+      // the file's schema says which.
+      std::string reference = *baseline, findings_baseline;
+      if (!baseline->empty() && policy::json_schema_of(*baseline) == policy::kBaselineSchema) {
+        findings_baseline = *baseline;
+        reference.clear();
+      }
+      Expectations e = expectations();
+      HostProfile p = *live ? capture_profile("", *timeout) : read_profile(*file);
+      std::string where = *live ? (p.hostname.empty() ? "live" : p.hostname) : *file;
+      std::optional<HostProfile> base;
+      if (!reference.empty()) base = read_profile(reference);
+      HostCheckResult res = check_host(p, e, base ? &*base : nullptr, where, reference);
+      Report r;
+      r.kind = "host";
+      r.inputs = {where};
+      if (base) r.inputs.push_back(reference);
+      r.rules = profile_rules();
+      r.findings = std::move(res.findings);
+      r.notes = std::move(res.notes);
+      r.text_facts.emplace_back("host", p.hostname.empty() ? "?" : p.hostname);
+      for (auto& [k, v] : fact_rows(p))
+        if (k != "held_packages" && k != "infiniband_devices" && k != "fi_info_domains")
+          r.text_facts.emplace_back(k, v);
+      r.facts = to_json(p)["facts"];
+      auto out = std::make_unique<Checked>(std::move(r));
+      out->baseline = findings_baseline;
+      return out;
+    });
   };
 }
 
