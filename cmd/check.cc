@@ -76,21 +76,15 @@ void setup_nccl_tests(CLI::App& sub, Runner& run) {
   };
 }
 
+const Command kCheckCommands[] = {
+    {"nccl-log", "Check an NCCL_DEBUG=INFO log: EFA via Libfabric, no Socket fallback, nics", setup_nccl_log},
+    {"nccl-tests", "Check nccl-tests output: out-of-bounds, #wrong, busbw vs baseline", setup_nccl_tests},
+};
+
 }  // namespace
 
 void setup_check(CLI::App& sub, Runner& run) {
-  sub.require_subcommand(1, 1);
-  auto runners = std::make_shared<std::map<CLI::App*, Runner>>();
-  CLI::App* log = sub.add_subcommand(
-      "nccl-log", "Check an NCCL_DEBUG=INFO log: EFA via Libfabric, no Socket fallback, nics");
-  setup_nccl_log(*log, (*runners)[log]);
-  CLI::App* tests =
-      sub.add_subcommand("nccl-tests", "Check nccl-tests output: out-of-bounds, #wrong, busbw vs baseline");
-  setup_nccl_tests(*tests, (*runners)[tests]);
-  run = [&sub, runners] {
-    for (CLI::App* child : sub.get_subcommands()) return (*runners)[child]();
-    return int(kExitUsage);
-  };
+  run = add_commands(sub, kCheckCommands);
 }
 
 }  // namespace trainimg::cmd

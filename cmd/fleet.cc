@@ -52,29 +52,23 @@ std::vector<FleetNode> read_profiles(const std::string& dir) {
   return nodes;
 }
 
-}  // namespace
-
-void setup_fleet(CLI::App& sub, Runner& run) {
-  sub.require_subcommand(1, 1);
+void setup_fleet_check(CLI::App& sub, Runner& run) {
   auto a = std::make_shared<FleetArgs>();
-  CLI::App* check =
-      sub.add_subcommand("check", "Capture every node through srun, judge it, compare the nodes");
-  check->add_option("--partition,-p", a->partition, "The nodes of this partition");
-  check->add_option("--nodes,-w", a->nodes, "A Slurm hostlist, e.g. n[1-3]");
-  check->add_option("--profiles", a->profiles, "Judge DIR/*.json (NODE.json each) instead of running srun");
-  check->add_option("--expect", a->expect, "As for host check: gpus=N,efas=N,kernel=K,…");
-  check->add_option("--baseline", a->baseline, "A reference node's profile (host check --baseline)");
+  sub.add_option("--partition,-p", a->partition, "The nodes of this partition");
+  sub.add_option("--nodes,-w", a->nodes, "A Slurm hostlist, e.g. n[1-3]");
+  sub.add_option("--profiles", a->profiles, "Judge DIR/*.json (NODE.json each) instead of running srun");
+  sub.add_option("--expect", a->expect, "As for host check: gpus=N,efas=N,kernel=K,…");
+  sub.add_option("--baseline", a->baseline, "A reference node's profile (host check --baseline)");
   // --baseline here names a reference node's profile, and the fleet
   // reports have no place for suppressed findings.
   auto rf = std::make_shared<ReportFlags>();
   ReportFlagSet set;
   set.baseline = set.write_baseline = set.show_suppressed = false;
   set.formats = "text, json, junit or sarif";
-  add_report_flags(*check, rf, set);
-  check->add_option("--timeout", a->timeout,
-                    "Per node: srun --immediate and time limit, seconds (default 60)");
-  check->add_flag("--drain", a->drain,
-                  "Drain failing nodes: Reason=\"trainimg: RULE: MESSAGE\" (never an admin's)");
+  add_report_flags(sub, rf, set);
+  sub.add_option("--timeout", a->timeout, "Per node: srun --immediate and time limit, seconds (default 60)");
+  sub.add_flag("--drain", a->drain,
+               "Drain failing nodes: Reason=\"trainimg: RULE: MESSAGE\" (never an admin's)");
   run = [a, rf]() -> int {
     return run_check(*rf, [&](const policy::Policy&) {
       if (!(a->timeout > 0)) throw Error("--timeout", "must be a positive number of seconds");
@@ -100,6 +94,16 @@ void setup_fleet(CLI::App& sub, Runner& run) {
       return out;
     });
   };
+}
+
+const Command kFleetCommands[] = {
+    {"check", "Capture every node through srun, judge it, compare the nodes", setup_fleet_check},
+};
+
+}  // namespace
+
+void setup_fleet(CLI::App& sub, Runner& run) {
+  run = add_commands(sub, kFleetCommands);
 }
 
 }  // namespace trainimg::cmd

@@ -176,18 +176,14 @@ void setup_gds_check(CLI::App& sub, Runner& run) {
   run = [o] { return run_check(*o->report, [&](const policy::Policy&) { return check_gds(*o); }); };
 }
 
+const Command kGdsCommands[] = {
+    {"check", "Check GPUDirect Storage over EFA (gdscheck -p, nvidia-fs counters, LNet)", setup_gds_check},
+};
+
 }  // namespace
 
 void setup_gds(CLI::App& sub, Runner& run) {
-  sub.require_subcommand(1, 1);
-  auto runners = std::make_shared<std::map<CLI::App*, Runner>>();
-  CLI::App* check =
-      sub.add_subcommand("check", "Check GPUDirect Storage over EFA (gdscheck -p, nvidia-fs counters, LNet)");
-  setup_gds_check(*check, (*runners)[check]);
-  run = [&sub, runners] {
-    for (CLI::App* child : sub.get_subcommands()) return (*runners)[child]();
-    return int(kExitUsage);
-  };
+  run = add_commands(sub, kGdsCommands);
 }
 
 }  // namespace trainimg::cmd

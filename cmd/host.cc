@@ -276,28 +276,17 @@ void setup_host_diff(CLI::App& sub, Runner& run) {
   };
 }
 
+const Command kHostCommands[] = {
+    {"capture", "Run the host probes and write a trainimg.host/v1 profile", setup_host_capture},
+    {"bundle", "Save every probe's raw output into a directory, one file each", setup_host_bundle},
+    {"check", "Judge a profile (or this node) against the host rules", setup_host_check},
+    {"diff", "Show the facts that differ between node profiles", setup_host_diff},
+};
+
 }  // namespace
 
 void setup_host(CLI::App& sub, Runner& run) {
-  sub.require_subcommand(1, 1);
-  auto runners = std::make_shared<std::map<CLI::App*, Runner>>();
-  struct Sub {
-    const char* name;
-    const char* summary;
-    void (*setup)(CLI::App&, Runner&);
-  };
-  for (const Sub& s :
-       {Sub{"capture", "Run the host probes and write a trainimg.host/v1 profile", setup_host_capture},
-        Sub{"bundle", "Save every probe's raw output into a directory, one file each", setup_host_bundle},
-        Sub{"check", "Judge a profile (or this node) against the host rules", setup_host_check},
-        Sub{"diff", "Show the facts that differ between node profiles", setup_host_diff}}) {
-    CLI::App* child = sub.add_subcommand(s.name, s.summary);
-    s.setup(*child, (*runners)[child]);
-  }
-  run = [&sub, runners] {
-    for (CLI::App* child : sub.get_subcommands()) return (*runners)[child]();
-    return int(kExitUsage);
-  };
+  run = add_commands(sub, kHostCommands);
 }
 
 }  // namespace trainimg::cmd

@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 
 #include "common/report.h"
@@ -27,6 +28,18 @@ struct Command {
   const char* summary;
   Setup setup;
 };
+
+/// Adds one CLI11 subcommand per entry of `table` to `parent` and returns
+/// the runner of whichever one the command line chose. A parent given
+/// `require_one` needs exactly one of them (host, check, gds, fleet).
+/// The result, once called, runs the chosen subcommand; it returns kExitUsage
+/// (after printing the parent's help) when none was chosen.
+Runner add_commands(CLI::App& parent, std::span<const Command> table, bool require_one = true);
+
+/// Runs `run`, the one place where a stopping Error becomes its rendered
+/// message on stderr and exit 2, and an interrupted build or import exits
+/// 128+N with its message.
+int run_guarded(const Runner& run);
 
 /// --platform, --cache, --no-cache, --max-connections for commands that
 /// read docker:// sources; apply_source_flags() validates them and hands
