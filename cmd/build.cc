@@ -8,6 +8,7 @@
 
 #include "builder/builder.h"
 #include "cmd/command.h"
+#include "common/error.h"
 #include "common/report.h"
 
 namespace trainimg::cmd {
