@@ -87,8 +87,9 @@ TEST_P(ReportFlags, ShowSuppressedListsWhatTheConfigHid) {
   CliResult before = run("--format json");
   ASSERT_EQ(before.rc, 1) << before.out;
   std::set<std::string> ids;
-  for (const auto& f : nlohmann::json::parse(before.out)["findings"])
-    ids.insert(f["rule"].get<std::string>());
+  // Parsed first: a range-for over a member of a temporary would dangle.
+  const nlohmann::json found = nlohmann::json::parse(before.out);
+  for (const auto& f : found["findings"]) ids.insert(f["rule"].get<std::string>());
   ASSERT_FALSE(ids.empty()) << before.out;
   std::string config = "disable:\n";
   for (const auto& id : ids) config += "  - " + id + "\n";
