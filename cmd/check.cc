@@ -5,8 +5,6 @@
 #include <memory>
 
 #include "cmd/command.h"
-#include "common/error.h"
-#include "common/source_file.h"
 #include "inspect/host.h"
 
 namespace trainimg::cmd {
@@ -25,19 +23,6 @@ void add_common(CLI::App& sub, Common& c, const char* what) {
   add_report_flags(sub, c.report);
 }
 
-std::unique_ptr<Checked> checked(const char* kind, const RuleInfo& rule, const std::string& file,
-                                 CheckOutput out) {
-  Report r;
-  r.kind = kind;
-  r.rules = {rule};
-  r.inputs = {file};
-  r.findings = std::move(out.findings);
-  r.notes = std::move(out.notes);
-  r.text_facts = std::move(out.text_facts);
-  r.facts = std::move(out.facts);
-  return std::make_unique<Checked>(std::move(r));
-}
-
 void setup_nccl_log(CLI::App& sub, Runner& run) {
   auto c = std::make_shared<Common>();
   auto nics = std::make_shared<int>(0);
@@ -45,11 +30,8 @@ void setup_nccl_log(CLI::App& sub, Runner& run) {
   sub.add_option("--expect-nics", *nics, "The `found N nics` every process must report (EFAs per node)");
   run = [c, nics] {
     return run_check(*c->report, [&](const policy::Policy&) {
-      SourceFile src = SourceFile::read(c->file);
-      NcclLog log = parse_nccl_log(src.text());
-      return checked(
-          "nccl-log", nccl_log_rule(), c->file,
-          check_nccl_log(log, src.text(), c->file, *nics > 0 ? std::optional<int>(*nics) : std::nullopt));
+      return std::make_unique<Checked>(
+          nccl_log_report(c->file, *nics > 0 ? std::optional<int>(*nics) : std::nullopt));
     });
   };
 }
@@ -64,14 +46,9 @@ void setup_nccl_tests(CLI::App& sub, Runner& run) {
   sub.add_option("--min-ratio", *ratio, "Fail (error) below this fraction of the baseline (default 0.9)");
   run = [c, baseline, ratio] {
     return run_check(*c->report, [&](const policy::Policy&) {
-      if (*baseline < 0) throw Error("--baseline-busbw", "must be a positive GB/s figure");
-      if (!(*ratio > 0 && *ratio <= 1)) throw Error("--min-ratio", "must be in (0, 1]");
-      SourceFile src = SourceFile::read(c->file);
-      NcclTests t = parse_nccl_tests(src.text(), c->file);
-      return checked(
-          "nccl-tests", nccl_tests_rule(), c->file,
-          check_nccl_tests(t, src.text(), c->file,
-                           *baseline > 0 ? std::optional<double>(*baseline) : std::nullopt, *ratio));
+      // 0: no baseline; a negative one is refused.
+      auto base = *baseline != 0 ? std::optional<double>(*baseline) : std::nullopt;
+      return std::make_unique<Checked>(nccl_tests_report(c->file, base, *ratio));
     });
   };
 }

@@ -15,6 +15,7 @@ void setup_inspect(CLI::App& sub, Runner& run);
 void setup_render(CLI::App& sub, Runner& run);
 void setup_build(CLI::App& sub, Runner& run);
 void setup_host(CLI::App& sub, Runner& run);
+void setup_host_check(CLI::App& sub, Runner& run);  // host check (cmd/host_check.cc)
 void setup_check(CLI::App& sub, Runner& run);
 void setup_gds(CLI::App& sub, Runner& run);
 void setup_import(CLI::App& sub, Runner& run);
