@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/report.h"
 #include "sqsh/sqsh.h"
@@ -44,6 +45,15 @@ struct ImportOptions {
   /// sidecar makes it usable (while the inspection runs): what `trainimg
   /// cache verify` checks the file against later.
   bool content_digest = false;
+  /// Block reuse (docs/import.md): earlier images made by `trainimg import`
+  /// (each with its OUT.sqsh.index). The one sharing the most lowest layers
+  /// with this image lends the blocks of every file those layers give; a
+  /// candidate that cannot serve (no index, damaged, another compressor) is
+  /// named in a note and the import goes on without it.
+  std::vector<std::string> reuse;
+  /// Write OUT.sqsh.index for later imports to reuse (layered sources whose
+  /// layers are content-addressed).
+  bool write_index = true;
 };
 
 /// One progress event (phase "resolve", "merge", "data", "finish", "verify",
@@ -61,6 +71,9 @@ struct ImportProgress {
   uint64_t bytes = 0;        ///< their bytes so far (download: blob bytes ready)
   uint64_t total_files = 0;  ///< known after a merge pass; 0 when streaming (download: layers)
   uint64_t total_bytes = 0;
+  /// Phase "reuse" only: what block reuse takes from an earlier image
+  /// ({"from", "layers", "layer_ids", "files", "bytes", "bytes_not_fetched"}).
+  nlohmann::ordered_json reuse;
 };
 using ImportProgressFn = std::function<void(const ImportProgress&)>;
 
@@ -71,6 +84,9 @@ struct ImportResult {
   uint64_t input_bytes = 0;  ///< file bytes written into the image
   uint64_t files = 0, entries = 0;
   unsigned passes = 1;  ///< walks of the source (2 for layered sources)
+  /// Why a --reuse candidate was not used, or what the index could not do;
+  /// the command prints them as notes (also in the sidecar's "reuse").
+  std::vector<std::string> notes;
   nlohmann::ordered_json sidecar;
   /// The inspection of the published image (opt.inspect, and it could be
   /// read): what the sidecar's "inspect" verdict summarises.

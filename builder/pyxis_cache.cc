@@ -18,6 +18,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "builder/import/reuse_index.h"
 #include "builder/publish.h"
 #include "common/error.h"
 #include "inspect/inspect.h"
@@ -325,7 +326,7 @@ SharedEntry PyxisCache::get(const std::string& digest, ImportOptions o, const st
     }
     // Under the exclusive lock, partial files are those of killed builders.
     remove_partials(area, name);
-    for (const std::string& p : {sqsh, sidecar_path(sqsh)})
+    for (const std::string& p : {sqsh, sidecar_path(sqsh), reuse_index_path(sqsh)})
       if (::unlink(p.c_str()) != 0 && errno != ENOENT) {
         log << "trainimg: pyxis cache: " << p << " is not trusted (not owned by " << trust_.describe()
             << ", or its sidecar does not vouch for " << digest
@@ -339,9 +340,16 @@ SharedEntry PyxisCache::get(const std::string& digest, ImportOptions o, const st
     o.output = sqsh;
     o.force = true;
     o.content_digest = true;
+    if (o.reuse.empty()) {
+      o.reuse = reuse_candidates(o.source, area);
+      if (!o.reuse.empty())
+        log << "trainimg: pyxis cache: may reuse the blocks of " << o.reuse.front() << "\n";
+    }
     ImportResult r = import_image(o);
-    for (const std::string& p : {sqsh, sidecar_path(sqsh)})
-      if (::chmod(p.c_str(), 0444) != 0) throw_errno(p, "chmod");
+    for (const std::string& n : r.notes) log << "trainimg: pyxis cache: note: " << n << "\n";
+    for (const std::string& p : {sqsh, sidecar_path(sqsh), reuse_index_path(sqsh)})
+      if (::chmod(p.c_str(), 0444) != 0 && !(errno == ENOENT && p == reuse_index_path(sqsh)))
+        throw_errno(p, "chmod");
     touch_used(area, name);
     log << "trainimg: pyxis cache: published " << sqsh << "\n" << std::flush;
     return {sqsh, r.sidecar, true};
@@ -393,6 +401,36 @@ std::vector<std::string> readable_areas(const std::string& dir) {
 
 }  // namespace
 
+// "docker://u@reg#org/img:tag", "…@sha256:…" -> "docker://u@reg#org/img".
+static std::string repository_of(std::string uri) {
+  if (auto at = uri.rfind('@'); at != std::string::npos && uri.compare(at + 1, 7, "sha256:") == 0)
+    uri.resize(at);
+  size_t slash = uri.find_last_of("/#");
+  if (auto colon = uri.rfind(':');
+      colon != std::string::npos && (slash == std::string::npos || colon > slash))
+    uri.resize(colon);
+  return uri;
+}
+
+std::vector<std::string> PyxisCache::reuse_candidates(const std::string& source,
+                                                      const std::string& area) const {
+  constexpr size_t kMax = 3;  // each costs reading its index
+  const std::string repo = repository_of(source);
+  std::vector<std::string> out;
+  auto items = list();
+  for (auto it = items.rbegin(); it != items.rend() && out.size() < kMax; ++it) {  // most recently used first
+    if (!it->trusted || (it->area != dir_ && it->area != area)) continue;
+    const std::string sqsh = it->area + "/" + it->name + ".sqsh";
+    UniqueFd fd(::open(sidecar_path(sqsh).c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd) continue;
+    try {
+      if (repository_of(read_sidecar(fd.get()).value("source", "")) == repo) out.push_back(sqsh);
+    } catch (const std::exception&) {  // damaged: not a candidate
+    }
+  }
+  return out;
+}
+
 std::vector<SharedCacheItem> PyxisCache::list() const {
   std::vector<SharedCacheItem> out;
   for (const auto& area : readable_areas(dir_)) {
@@ -414,6 +452,7 @@ std::vector<SharedCacheItem> PyxisCache::list() const {
       it.bytes = image_bytes;
       it.last_used = static_cast<int64_t>(st.st_mtime);
       if (::lstat(sidecar_path(sqsh).c_str(), &st) == 0) it.bytes += static_cast<uint64_t>(st.st_size);
+      if (::lstat(reuse_index_path(sqsh).c_str(), &st) == 0) it.bytes += static_cast<uint64_t>(st.st_size);
       for (const auto& u : used)
         if (u.starts_with(it.name + ".") && ::stat((area + "/used/" + u).c_str(), &st) == 0)
           it.last_used = std::max<int64_t>(it.last_used, st.st_mtime);
@@ -464,6 +503,7 @@ SharedPruneResult PyxisCache::prune(std::optional<uint64_t> max_size,
         r.leased++;
       } else if (::unlink((it.area + "/" + it.name + ".sqsh").c_str()) == 0) {
         (void)::unlink(sidecar_path(it.area + "/" + it.name + ".sqsh").c_str());
+        (void)::unlink(reuse_index_path(it.area + "/" + it.name + ".sqsh").c_str());
         for (const auto& u : names_in(it.area + "/used"))
           if (u.starts_with(it.name + ".")) (void)::unlink((it.area + "/used/" + u).c_str());
         lock.remove();

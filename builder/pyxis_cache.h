@@ -110,6 +110,10 @@ class PyxisCache {
   SharedPruneResult prune(std::optional<uint64_t> max_size, std::optional<int64_t> older_than_s) const;
   /// Reads every entry and compares its SHA-256 with the sidecar's.
   std::vector<SharedVerifyItem> verify() const;
+  /// Trusted entries of the top level and of `area` (the caller's) imported
+  /// from the same repository as `source` (any tag or digest), most recently
+  /// used first, at most 3: what a new import may reuse the blocks of.
+  std::vector<std::string> reuse_candidates(const std::string& source, const std::string& area) const;
 
  private:
   std::string dir_;

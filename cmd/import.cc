@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "builder/publish.h"
 #include "cmd/command.h"
@@ -22,7 +24,8 @@ struct ImportFlags {
   int level = -1;
   std::string block_size = "1M";
   unsigned jobs = 0;
-  bool force = false, enroot_defaults = false, keep_xattrs = false, no_inspect = false;
+  bool force = false, enroot_defaults = false, keep_xattrs = false, no_inspect = false, no_index = false;
+  std::vector<std::string> reuse;
 };
 
 // "1M", "128K", "131072" -> bytes; 0 when malformed.
@@ -59,10 +62,13 @@ int run_import(const ImportFlags& f) {
   o.keep_xattrs = f.keep_xattrs;
   o.inspect = !f.no_inspect;
   o.via_enroot = f.via == "enroot";
+  o.reuse = f.reuse;
+  o.write_index = !f.no_index;
   o.source_date_epoch = builder::source_date_epoch_from_env();
   try {
     auto r = builder::import_image(
         o, builder::import_progress_printer(f.progress, std::cerr, ::isatty(STDERR_FILENO)));
+    for (const std::string& n : r.notes) std::cerr << "trainimg: note: " << n << "\n";
     std::cout << builder::import_summary(r);
     return int(kExitOk);
   } catch (const builder::Interrupted& e) {
@@ -92,6 +98,10 @@ void setup_import(CLI::App& sub, Runner& run) {
   sub.add_flag("--keep-xattrs", f->keep_xattrs, "Keep extended attributes (enroot drops them)");
   sub.add_option("--via", f->via, "native (default) or enroot: run the real `enroot import`, then publish")
       ->check(CLI::IsMember({"native", "enroot"}));
+  sub.add_option("--reuse", f->reuse,
+                 "An earlier trainimg .sqsh whose blocks the files of shared lowest layers are copied from "
+                 "(repeatable; the one sharing most layers serves)");
+  sub.add_flag("--no-index", f->no_index, "Do not write OUT.sqsh.index (what --reuse of this image needs)");
   sub.add_flag("--no-inspect", f->no_inspect, "Do not inspect the image for the sidecar's verdict");
   sub.add_option("--progress", f->progress, "auto, tty, json (lines on stderr) or none")
       ->check(CLI::IsMember({"auto", "tty", "json", "none"}));

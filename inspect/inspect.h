@@ -83,6 +83,15 @@ class LayerVisitor {
   /// Called before the walk by sources that know how many entries they hold
   /// (a squashfs super block's inode count): a hint for sizing, never a limit.
   virtual void expect_entries(uint64_t n) { (void)n; }
+  /// Asked once per layer before the walk starts, lowest first: false, and
+  /// sources that can skip a layer (registries, OCI layouts, docker
+  /// archives) neither fetch nor read it. Others still walk it: a visitor
+  /// that says false must ignore what comes of that layer.
+  virtual bool want_layer(const std::string& layer_id, size_t index) {
+    (void)layer_id;
+    (void)index;
+    return true;
+  }
   virtual void begin_layer(const std::string& layer_id, size_t index) {
     (void)layer_id;
     (void)index;
@@ -126,7 +135,8 @@ struct ImageDescription {
   std::string config_digest;
   bool has_config = false;  ///< false for dir:/sqsh (env may come from /etc/environment)
   ImageConfig config;
-  std::vector<std::string> layers;  ///< layer ids, lowest first
+  std::vector<std::string> layers;    ///< layer ids, lowest first
+  std::vector<uint64_t> layer_bytes;  ///< each layer's blob size, where the source knows it (else empty)
 };
 
 /// Lists directories on demand, after a walk: what a random-access image (a

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <new>
 #include <thread>
+#include <vector>
 
 namespace trainimg::sqsh {
 namespace {
@@ -393,6 +394,43 @@ int fd_file_flush(sqfs_file_t* base) {
     f->last_errno = e;
     return SQFS_ERROR_IO;
   }
+  return 0;
+}
+
+int fd_file_copy_in(sqfs_file_t* base, int src_fd, uint64_t src_off, uint64_t len, uint64_t dst_off) {
+  FdFile* f = self(base);
+  if (f->read_only) return SQFS_ERROR_UNSUPPORTED;
+  if (int rc = fd_file_flush(base)) return rc;
+  auto fail = [&](int e) {
+    f->last_errno = e;
+    return SQFS_ERROR_IO;
+  };
+  bool kernel = true;
+  std::vector<char> buf;
+  for (uint64_t done = 0; done < len;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(len - done, 64u << 20));
+    if (kernel) {
+      loff_t in = static_cast<loff_t>(src_off + done), out = static_cast<loff_t>(dst_off + done);
+      ssize_t n = ::copy_file_range(src_fd, &in, f->fd, &out, want, 0);
+      if (n > 0) {
+        done += static_cast<uint64_t>(n);
+        continue;
+      }
+      if (n == 0) return fail(EIO);  // the source ended early
+      if (errno == EINTR) continue;
+      if (errno != EXDEV && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP && errno != EPERM)
+        return fail(errno);
+      kernel = false;  // another file system or kernel: through user space
+      buf.resize(1u << 20);
+    }
+    const size_t piece = std::min(want, buf.size());
+    ssize_t got = pread_full(src_fd, buf.data(), piece, src_off + done);
+    if (got < 0) return fail(errno);
+    if (static_cast<size_t>(got) < piece) return fail(EIO);
+    if (pwrite_all(f->fd, buf.data(), piece, dst_off + done) != 0) return fail(errno);
+    done += piece;
+  }
+  f->size = std::max<uint64_t>(f->size, dst_off + len);
   return 0;
 }
 

@@ -24,6 +24,13 @@ FilePtr make_fd_file(int fd, bool read_only, bool own);
 /// write failed (fd_file_errno() says why). 0 at once for read-only files.
 int fd_file_flush(sqfs_file_t* f);
 
+/// Appends bytes [src_off, src_off + len) of `src_fd` at offset `dst_off`
+/// of a writable file made above (after what is queued), in the kernel
+/// where it can (copy_file_range: no copy through user space, shared
+/// extents on file systems with reflinks), else through a buffer. 0, or
+/// SQFS_ERROR_IO (fd_file_errno() says why; a short source gives EIO).
+int fd_file_copy_in(sqfs_file_t* f, int src_fd, uint64_t src_off, uint64_t len, uint64_t dst_off);
+
 /// Tests only: while held, queued writes stay queued (keep them under 8 MiB
 /// in all, or the writer waits for the thread).
 void fd_file_hold_writes(sqfs_file_t* f, bool hold);

@@ -46,6 +46,7 @@ void Image::Impl::check_rc(int rc, const std::string& action) const {
 
 void Image::Impl::open(int fd, bool own) {
   file = make_fd_file(fd, true, own);
+  this->fd = fd;
   if (!file) {
     if (own) ::close(fd);
     throw_errno(path, "reading");
@@ -195,6 +196,7 @@ void Image::Impl::open_tables() {
   info.inode_count = super.inode_count;
   info.mtime = super.modification_time;
   info.bytes_used = super.bytes_used;
+  info.inode_table_start = super.inode_table_start;
   info.fragment_count = super.fragment_entry_count;
   info.id_count = super.id_count;
   info.flags = super.flags;
@@ -222,6 +224,30 @@ const ImageInfo& Image::info() const {
 }
 const std::string& Image::path() const {
   return impl_->path;
+}
+int Image::fd() const {
+  return impl_->fd;
+}
+
+std::vector<Fragment> Image::fragments() {
+  std::vector<Fragment> out;
+  const sqfs_super_t& s = impl_->super;
+  if (s.fragment_entry_count == 0) return out;
+  FragTablePtr t(check_alloc(sqfs_frag_table_create(0), "creating a fragment table", impl_->path));
+  impl_->check_rc(sqfs_frag_table_read(t.get(), impl_->file.get(), &impl_->super, impl_->cmp.get()),
+                  "reading the fragment table at offset " + std::to_string(s.fragment_table_start));
+  const size_t n = sqfs_frag_table_get_size(t.get());
+  if (n != s.fragment_entry_count)
+    impl_->fail("the fragment table has " + std::to_string(n) + " entries, the super block says " +
+                std::to_string(s.fragment_entry_count));
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    sqfs_fragment_t f{};
+    impl_->check_rc(sqfs_frag_table_lookup(t.get(), static_cast<sqfs_u32>(i), &f),
+                    "reading the fragment table");
+    out.push_back(Fragment{f.start_offset, f.size});
+  }
+  return out;
 }
 
 }  // namespace trainimg::sqsh

@@ -18,6 +18,7 @@ struct Image::Impl {
   // Declaration order = reverse destruction order: readers before the
   // compressor and file they borrow.
   FilePtr file;
+  int fd = -1;  ///< what `file` reads
   uint64_t file_size = 0;
   sqfs_super_t super{};
   CompressorPtr cmp;
@@ -29,8 +30,8 @@ struct Image::Impl {
   ImageInfo info;
 
   struct WalkState {
-    std::unordered_set<uint64_t> dirs;                    // directory inode refs seen
-    std::unordered_map<uint64_t, std::string> links;      // inode ref -> first path (nlink > 1)
+    std::unordered_set<uint64_t> dirs;                // directory inode refs seen
+    std::unordered_map<uint64_t, std::string> links;  // inode ref -> first path (nlink > 1)
   };
 
   [[noreturn]] void fail(const std::string& message) const;
@@ -43,7 +44,8 @@ struct Image::Impl {
   uint32_t lookup_id(uint16_t index, const std::string& where) const;
   void read_xattrs(const sqfs_inode_generic_t& inode, Node& n);
   Node to_node(const sqfs_inode_generic_t& in, std::string path);
-  void visit(Visitor& v, WalkState& st, const sqfs_inode_generic_t& inode, uint64_t ref, Node n, size_t depth);
+  void visit(Visitor& v, WalkState& st, const sqfs_inode_generic_t& inode, uint64_t ref, Node n,
+             size_t depth);
   void walk(Visitor& v);
   /// Inode and reference of `path` (no symlinks followed), or nullopt.
   std::optional<std::pair<InodePtr, uint64_t>> find(const std::string& path);

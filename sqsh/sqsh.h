@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace trainimg::sqsh {
 
@@ -36,13 +37,13 @@ struct Node {
   NodeType type = NodeType::File;
   uint32_t mode = 0;  ///< permission bits incl. setuid/setgid/sticky, no type bits
   uint32_t uid = 0, gid = 0;
-  uint64_t size = 0;   ///< regular files only
-  uint32_t mtime = 0;  ///< squashfs stores unsigned 32-bit seconds
-  uint32_t rdev_major = 0, rdev_minor = 0;  ///< char/block devices
-  std::string link_target;  ///< symlink target verbatim; for Hardlink the first path seen
+  uint64_t size = 0;                          ///< regular files only
+  uint32_t mtime = 0;                         ///< squashfs stores unsigned 32-bit seconds
+  uint32_t rdev_major = 0, rdev_minor = 0;    ///< char/block devices
+  std::string link_target;                    ///< symlink target verbatim; for Hardlink the first path seen
   std::map<std::string, std::string> xattrs;  ///< full names ("security.capability")
-  uint32_t inode_number = 0;  ///< read side only
-  uint32_t nlink = 1;         ///< read side only
+  uint32_t inode_number = 0;                  ///< read side only
+  uint32_t nlink = 1;                         ///< read side only
 };
 
 /// Super block facts, for reports and the import sidecar.
@@ -60,6 +61,24 @@ struct ImageInfo {
   bool data_compressed = true;  ///< false for `mksquashfs -noD` (enroot's default)
   bool compressor_options = false;
   uint32_t lzo_algorithm = 0, lzo_level = 0;  ///< from the options block (LZO only)
+  uint64_t inode_table_start = 0;             ///< where the data region ends and the tables begin
+};
+
+/// Where a regular file's bytes sit in an image, as its inode says: what
+/// block reuse (Writer::add_reused_file) copies without decompressing.
+struct FileExtent {
+  uint64_t blocks_start = 0;
+  std::vector<uint32_t> blocks;    ///< on-disk size words (bit 24: stored raw; 0: a hole)
+  uint32_t fragment = 0xFFFFFFFF;  ///< fragment table index, or none
+  uint32_t fragment_offset = 0;
+  uint64_t size = 0;
+  uint64_t sparse = 0;  ///< bytes of holes (extended inodes)
+};
+
+/// One fragment table entry: a fragment block's position and size word.
+struct Fragment {
+  uint64_t start = 0;
+  uint32_t size = 0;  ///< on-disk size word (bit 24: stored raw)
 };
 
 /// Sequential reader of one file's bytes (bounded memory: the data reader
@@ -121,6 +140,10 @@ class Image {
   /// The first `max_bytes` of a regular file (nullopt when missing or not a
   /// regular file). Used for small config files (/etc/environment, /etc/rc).
   std::optional<std::string> read_file(const std::string& path, size_t max_bytes);
+  /// The fragment table, every entry (block reuse). Throws Error when corrupt.
+  std::vector<Fragment> fragments();
+  /// The file descriptor the image is read through (valid while it lives).
+  int fd() const;
 
   struct Impl;  ///< internal (sqsh/image_impl.h)
 
@@ -136,7 +159,7 @@ ImageInfo verify(int fd, const std::string& name);
 /// How the Writer lays out the image.
 struct WriterOptions {
   Compressor compressor = Compressor::Zstd;
-  std::optional<int> level;  ///< default: zstd 3, gzip 9, xz 6, lzo1x_999 8
+  std::optional<int> level;        ///< default: zstd 3, gzip 9, xz 6, lzo1x_999 8
   uint32_t block_size = 1u << 20;  ///< power of two, 4 KiB .. 1 MiB
   unsigned num_workers = 0;        ///< block processor threads; 0 = all cores
   bool compress_data = true;       ///< false = `mksquashfs -noD` (data and fragment blocks raw)
@@ -146,9 +169,19 @@ struct WriterOptions {
   /// byte-identical output from identical input.
   std::optional<uint32_t> mtime;
   bool clamp_mtimes = false;  ///< inode mtimes later than `mtime` become `mtime` (SOURCE_DATE_EPOCH)
-  bool exportable = true;               ///< NFS export table (mksquashfs default)
-  bool deduplicate = true;              ///< identical files/fragments stored once
-  bool keep_xattrs = true;              ///< false drops every xattr handed in
+  bool exportable = true;     ///< NFS export table (mksquashfs default)
+  bool deduplicate = true;    ///< identical files/fragments stored once
+  bool keep_xattrs = true;    ///< false drops every xattr handed in
+  /// Keep every regular file's FileExtent after finish() (extent(), fragment()).
+  bool record_extents = false;
+};
+
+/// What block reuse did in one image (Writer::reuse_stats()).
+struct ReuseStats {
+  uint64_t files = 0;         ///< regular files whose blocks were copied
+  uint64_t file_bytes = 0;    ///< their sizes (bytes never decompressed nor compressed)
+  uint64_t copied_bytes = 0;  ///< bytes copied from the earlier images
+  uint64_t dead_bytes = 0;    ///< copied bytes no file of this image uses (shared fragment blocks, gaps)
 };
 
 /// Streaming squashfs writer. Entries come in any order (tar order); file
@@ -180,6 +213,18 @@ class Writer {
   /// Removes `path` and everything under it (whiteouts). No-op when missing.
   void remove(const std::string& path);
 
+  /// Block reuse. An earlier image whose data blocks files may be copied
+  /// from: `fd` stays the caller's and open until finish(); `info` is its
+  /// super block (Image::info()), `fragments` its fragment table. Throws
+  /// Error when its compressor, block size or data compression differ from
+  /// this image's (the blocks could not be read back). Returns its id.
+  int add_reuse_source(int fd, const std::string& name, const ImageInfo& info,
+                       std::vector<Fragment> fragments);
+  /// A regular file whose bytes are `x` in reuse source `source`: finish()
+  /// copies its compressed blocks and fragment block as they are. `n.size`
+  /// must equal x.size. Throws Error for an extent outside that image's data.
+  void add_reused_file(const Node& n, int source, FileExtent x);
+
   /// Flushes data blocks, writes inodes, directories, fragment, export, id
   /// and xattr tables and the super block, pads to 4 KiB. Returns the image
   /// size in bytes.
@@ -192,6 +237,13 @@ class Writer {
     uint64_t files = 0;
   };
   Stats stats() const;
+  ReuseStats reuse_stats() const;
+
+  /// After finish(), with WriterOptions::record_extents: where the regular
+  /// file at `path` (a hard link: its inode) was written; nullopt otherwise.
+  std::optional<FileExtent> extent(const std::string& path) const;
+  /// After finish(): fragment table entry `index` of this image.
+  std::optional<Fragment> fragment(uint32_t index) const;
 
   struct Impl;  ///< internal (sqsh/writer.cc)
 

@@ -13,17 +13,17 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <filesystem>
-#include <functional>
-#include <vector>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "sqsh/sqsh.h"
 
@@ -67,8 +67,10 @@ inline RunResult run(const std::string& cmd) {
 inline std::string quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
@@ -110,14 +112,21 @@ inline bool make_fixture_tree(const std::string& root) {
   fs::create_directories(root + "/opt/amazon/efa/lib");
   fs::create_directories(root + "/empty");
   fs::create_directories(root + "/a/b/c/d/e/f/g");
-  write_file(root + "/etc/environment", "PATH=/usr/local/bin:/usr/bin\nLD_LIBRARY_PATH=/opt/amazon/efa/lib\n");
+  write_file(root + "/etc/environment",
+             "PATH=/usr/local/bin:/usr/bin\nLD_LIBRARY_PATH=/opt/amazon/efa/lib\n");
   write_file(root + "/etc/empty-file", "");
   write_file(root + "/opt/amazon/efa/lib/libfabric.so.1.21.0", make_bytes(300000, false, 7), 0755);
   write_file(root + "/usr/lib/x86_64-linux-gnu/big.txt", make_bytes(3 << 20, true), 0644);
   write_file(root + "/usr/lib/x86_64-linux-gnu/sparse.bin", std::string(2 << 20, '\0'), 0644);
   write_file(root + "/a/b/c/d/e/f/g/deep", "deep\n", 0600);
   write_file(root + "/setuid-bin", make_bytes(5000, true, 3), 04755);
-  write_file(root + "/\xc3\xbc" "n\xc3\xaf" "c\xc3\xb8" "d\xc3\xa9-\xe5\x90\x8d\xe5\x89\x8d" ".txt", "unicode\n");
+  write_file(root +
+                 "/\xc3\xbc"
+                 "n\xc3\xaf"
+                 "c\xc3\xb8"
+                 "d\xc3\xa9-\xe5\x90\x8d\xe5\x89\x8d"
+                 ".txt",
+             "unicode\n");
   fs::create_symlink("libfabric.so.1.21.0", root + "/opt/amazon/efa/lib/libfabric.so.1");
   fs::create_symlink("/opt/amazon/efa/lib/libfabric.so.1", root + "/usr/lib/libfabric-abs");
   fs::create_symlink("../does/not/exist", root + "/dangling");
@@ -159,7 +168,7 @@ inline std::map<std::string, Record> read_disk(const std::string& root) {
   std::map<std::string, Record> out;
   std::map<std::pair<dev_t, ino_t>, std::string> seen;
   std::function<void(const std::string&, const std::string&)> rec = [&](const std::string& dir,
-                                                                          const std::string& ipath) {
+                                                                        const std::string& ipath) {
     std::vector<std::string> names;
     DIR* d = ::opendir(dir.c_str());
     while (dirent* e = ::readdir(d)) {

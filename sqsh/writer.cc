@@ -38,7 +38,8 @@ unsigned default_workers() {
 void Writer::Impl::setup(int fd) {
   if (opt.compressor == Compressor::Lz4)
     fail("lz4 output is not offered: libsquashfs 1.2.0's lz4 id table is rejected by unsquashfs 4.5.1");
-  if (opt.compressor == Compressor::Lzma) fail("lzma output is not offered (squashfs-tools 4.5.1 cannot read it)");
+  if (opt.compressor == Compressor::Lzma)
+    fail("lzma output is not offered (squashfs-tools 4.5.1 cannot read it)");
   uint32_t bs = opt.block_size;
   if (bs < SQFS_MIN_BLOCK_SIZE || bs > SQFS_MAX_BLOCK_SIZE || (bs & (bs - 1)) != 0)
     fail("block size " + std::to_string(bs) + " is not a power of two between 4 KiB and 1 MiB");
@@ -50,16 +51,18 @@ void Writer::Impl::setup(int fd) {
   mtime = opt.mtime ? *opt.mtime : static_cast<uint32_t>(std::time(nullptr));
 
   setup_compressors();
-  SQFS_COMPRESSOR id = opt.compressor == Compressor::None ? SQFS_COMP_GZIP
-                                                            : static_cast<SQFS_COMPRESSOR>(opt.compressor);
-  check_rc(sqfs_super_init(&super, opt.block_size, mtime, id), "block size " + std::to_string(opt.block_size));
+  SQFS_COMPRESSOR id =
+      opt.compressor == Compressor::None ? SQFS_COMP_GZIP : static_cast<SQFS_COMPRESSOR>(opt.compressor);
+  check_rc(sqfs_super_init(&super, opt.block_size, mtime, id),
+           "block size " + std::to_string(opt.block_size));
   check_rc(sqfs_super_write(&super, file.get()), "writing the super block");
   int rc = cmp->write_options(cmp.get(), file.get());
   check_rc(rc, "writing the compressor options");
   if (rc > 0) super.flags |= SQFS_FLAG_COMPRESSOR_OPTIONS;
   if (opt.compressor == Compressor::None) {
-    super.flags |= SQFS_FLAG_UNCOMPRESSED_INODES | SQFS_FLAG_UNCOMPRESSED_DATA | SQFS_FLAG_UNCOMPRESSED_FRAGMENTS |
-                   SQFS_FLAG_UNCOMPRESSED_IDS | SQFS_FLAG_UNCOMPRESSED_XATTRS;
+    super.flags |= SQFS_FLAG_UNCOMPRESSED_INODES | SQFS_FLAG_UNCOMPRESSED_DATA |
+                   SQFS_FLAG_UNCOMPRESSED_FRAGMENTS | SQFS_FLAG_UNCOMPRESSED_IDS |
+                   SQFS_FLAG_UNCOMPRESSED_XATTRS;
   }
   if (!opt.compress_data) {
     // Not SQFS_BLK_DONT_COMPRESS: libsquashfs ORs it into the fragment
@@ -79,7 +82,8 @@ void Writer::Impl::setup(int fd) {
     file_flags |= SQFS_BLK_DONT_DEDUPLICATE;
   }
 
-  blkwr.reset(check_alloc(sqfs_block_writer_create(file.get(), SQFS_DEVBLK_SIZE, 0), "creating block writer", name));
+  blkwr.reset(
+      check_alloc(sqfs_block_writer_create(file.get(), SQFS_DEVBLK_SIZE, 0), "creating block writer", name));
   frag.reset(check_alloc(sqfs_frag_table_create(0), "creating fragment table", name));
   sqfs_block_processor_desc_t desc;
   std::memset(&desc, 0, sizeof desc);
@@ -101,8 +105,9 @@ void Writer::Impl::setup(int fd) {
   im.reset(check_alloc(sqfs_meta_writer_create(file.get(), cmp.get(), 0), "creating inode writer", name));
   dm.reset(check_alloc(sqfs_meta_writer_create(file.get(), cmp.get(), SQFS_META_WRITER_KEEP_IN_MEMORY),
                        "creating directory writer", name));
-  dirwr.reset(check_alloc(sqfs_dir_writer_create(dm.get(), opt.exportable ? SQFS_DIR_WRITER_CREATE_EXPORT_TABLE : 0),
-                          "creating directory writer", name));
+  dirwr.reset(
+      check_alloc(sqfs_dir_writer_create(dm.get(), opt.exportable ? SQFS_DIR_WRITER_CREATE_EXPORT_TABLE : 0),
+                  "creating directory writer", name));
 
   root = new_node(NodeType::Dir);
   root->mode = 0755;
@@ -148,7 +153,8 @@ void Writer::Impl::set_meta(WNode* w, const Node& n) {
     // squashfs stores only the user., trusted. and security. namespaces
     // (mksquashfs skips the others as well).
     if (sqfs_get_xattr_prefix_id(k.c_str()) < 0) continue;
-    check_rc(sqfs_xattr_writer_add(xwr.get(), k.c_str(), v.data(), v.size()), "recording xattr " + k + " of " + n.path);
+    check_rc(sqfs_xattr_writer_add(xwr.get(), k.c_str(), v.data(), v.size()),
+             "recording xattr " + k + " of " + n.path);
   }
   check_rc(sqfs_xattr_writer_end(xwr.get(), &w->xattr_idx), "recording xattrs of " + n.path);
 }
@@ -215,7 +221,8 @@ void Writer::Impl::add(const Node& n) {
     if (n.link_target.empty()) fail(path + ": symlink with an empty target");
     w->target = std::make_unique<std::string>(n.link_target);
   }
-  if (n.type == NodeType::CharDev || n.type == NodeType::BlockDev) w->devno = encode_dev(n.rdev_major, n.rdev_minor);
+  if (n.type == NodeType::CharDev || n.type == NodeType::BlockDev)
+    w->devno = encode_dev(n.rdev_major, n.rdev_minor);
   link(path, w);
 }
 
@@ -270,7 +277,6 @@ Writer::~Writer() {
   (void)sqfs_block_processor_sync(impl_->proc.get());
 }
 
-
 void Writer::add(const Node& n) {
   impl_->guarded([&] {
     if (impl_->in_file) impl_->fail(n.path + ": added while a file is open");
@@ -314,10 +320,44 @@ void Writer::remove(const std::string& path) {
   });
 }
 
+int Writer::add_reuse_source(int fd, const std::string& source_name, const ImageInfo& info,
+                             std::vector<Fragment> fragments) {
+  return impl_->guarded([&] { return impl_->add_reuse_source(fd, source_name, info, std::move(fragments)); });
+}
+
+void Writer::add_reused_file(const Node& n, int source, FileExtent x) {
+  impl_->guarded([&] {
+    if (impl_->in_file) impl_->fail(n.path + ": added while a file is open");
+    impl_->add_reused_file(n, source, std::move(x));
+  });
+}
+
+ReuseStats Writer::reuse_stats() const {
+  return impl_->reuse;
+}
+
+std::optional<FileExtent> Writer::extent(const std::string& path) const {
+  if (!impl_->finished) return std::nullopt;
+  WNode* w = impl_->find(normalize_image_path(path, impl_->name));
+  if (!w) return std::nullopt;
+  auto it = impl_->extents.find(w);
+  if (it == impl_->extents.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<Fragment> Writer::fragment(uint32_t index) const {
+  if (!impl_->finished || !impl_->frag) return std::nullopt;
+  sqfs_fragment_t f{};
+  if (sqfs_frag_table_lookup(impl_->frag.get(), index, &f) != 0) return std::nullopt;
+  return Fragment{f.start_offset, f.size};
+}
+
 uint64_t Writer::finish() {
   return impl_->guarded([&] { return impl_->finish(); });
 }
 
-Writer::Stats Writer::stats() const { return impl_->stats; }
+Writer::Stats Writer::stats() const {
+  return impl_->stats;
+}
 
 }  // namespace trainimg::sqsh

@@ -75,7 +75,18 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
     case NodeType::File:
       owned.reset(w->file_inode);
       w->file_inode = nullptr;
-      inode = owned.get();
+      inode = check_alloc(owned.get(), "a file without its inode", name);
+      if (opt.record_extents) {
+        FileExtent& x = extents[w];
+        sqfs_u64 start = 0, size = 0;
+        sqfs_inode_get_file_block_start(inode, &start);
+        sqfs_inode_get_file_size(inode, &size);
+        x.blocks_start = start;
+        x.size = size;
+        x.blocks.assign(inode->extra, inode->extra + sqfs_inode_get_file_block_count(inode));
+        sqfs_inode_get_frag_location(inode, &x.fragment, &x.fragment_offset);
+        x.sparse = inode->base.type == SQFS_INODE_EXT_FILE ? inode->data.file_ext.sparse : 0;
+      }
       if (inode->base.type == SQFS_INODE_EXT_FILE || w->links > 1) {
         sqfs_inode_make_extended(inode);
         inode->data.file_ext.nlink = w->links;
@@ -157,6 +168,8 @@ uint64_t Writer::Impl::finish() {
       }
     }
   }
+
+  copy_reused();
 
   std::vector<WNode*> order;
   number(root, order);

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/error.h"
@@ -89,6 +90,24 @@ struct Writer::Impl {
   uint32_t file_flags = 0;
   Stats stats;
 
+  // Block reuse (writer_reuse.cc).
+  struct ReuseSource {
+    int fd = -1;
+    std::string name;
+    ImageInfo info;
+    std::vector<Fragment> fragments;
+  };
+  struct ReusedFile {
+    WNode* node = nullptr;
+    int source = 0;
+    FileExtent x;
+  };
+  std::vector<ReuseSource> reuse_sources;
+  std::vector<ReusedFile> reused;
+  ReuseStats reuse;
+  // record_extents: where each file inode was written (write_inode()).
+  std::unordered_map<const WNode*, FileExtent> extents;
+
   [[noreturn]] void fail(const std::string& msg) const { throw Error(name, msg); }
   // Any Error leaves the libsquashfs objects in an unknown state: refuse more.
   template <class F>
@@ -131,6 +150,12 @@ struct Writer::Impl {
   void number(WNode* dir, std::vector<WNode*>& order);
   void write_inode(WNode* w, uint32_t parent_num);
   void pad_to(uint64_t multiple);
+  int add_reuse_source(int fd, const std::string& source_name, const ImageInfo& info,
+                       std::vector<Fragment> frags);
+  void add_reused_file(const Node& n, int source, FileExtent x);
+  /// In finish(), after the block processor's last block: copies the blocks
+  /// of every reused file still in the tree and gives each its inode.
+  void copy_reused();
 };
 
 }  // namespace trainimg::sqsh

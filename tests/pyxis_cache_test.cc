@@ -349,4 +349,51 @@ TEST_F(PyxisCacheTest, AnEntryIsTrustedOnlyWhenItsSidecarNamesTheManifest) {
   EXPECT_FALSE(fs::exists(t_ / "rt/1000/7.2.sqsh"));
 }
 
+// Block reuse in the shared cache: a rebuilt image (bench/image_gen.py: the
+// same two layers plus a new top one) imported after the first takes the
+// first's blocks for the files of the shared layers, which it never fetches.
+TEST_F(PyxisCacheTest, ARebuiltImageReusesTheBlocksOfTheEntryOfTheSameRepository) {
+  if (!need_registry()) GTEST_SKIP() << "no test registry (run .ci/start-registry.sh)";
+  const std::string gen = "python3 " + std::string(TRAINIMG_SOURCE_DIR) + "/bench/image_gen.py " +
+                          (t_ / "v1").string() + " --files 300 --mb 3 --layers 2 --big-mb 1 --rebuild " +
+                          (t_ / "v2").string() +
+                          " --add-files 30 --add-mb 1 --change 5 --jobs 2 --tag t >/dev/null";
+  ASSERT_EQ(std::system(gen.c_str()), 0) << gen;
+  const std::string repo = "test/pyxis-reuse-" + std::to_string(getpid());
+  std::string cmd =
+      "skopeo copy --quiet --dest-tls-verify=false oci:" + (t_ / "v1").string() + ":t docker://" + anon_ +
+      "/" + repo +
+      ":v1 >/dev/null && skopeo copy --quiet --dest-tls-verify=false oci:" + (t_ / "v2").string() +
+      ":t docker://" + anon_ + "/" + repo + ":v2 >/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  ASSERT_EQ(importer(0, "get docker://" + anon_ + "/" + repo + ":v1"), 0) << err(0);
+  const std::string v1 = out(0).substr(0, out(0).size() - 1);
+  EXPECT_TRUE(fs::exists(v1 + ".index")) << v1;
+  EXPECT_EQ(fs::status(v1 + ".index").permissions() & fs::perms::all, fs::perms(0444));
+  ASSERT_EQ(importer(1, "get docker://" + anon_ + "/" + repo + ":v2"), 0) << err(1);
+  const std::string v2 = out(1).substr(0, out(1).size() - 1);
+  EXPECT_NE(err(1).find("may reuse the blocks of " + v1), std::string::npos) << err(1);
+  auto reuse = nlohmann::json::parse(slurp(v2 + ".json"))["reuse"];
+  EXPECT_EQ(reuse["from"], v1) << reuse.dump();
+  EXPECT_EQ(reuse["shared_layers"], 2) << reuse.dump();
+  EXPECT_GT(reuse["files"].get<int>(), 200) << reuse.dump();
+  EXPECT_GE(reuse["layers_not_read"].get<int>(), 1) << reuse.dump();
+  // Its step's blob cache holds no blob of a layer it did not read.
+  auto manifest_of = [&](const fs::path& layout) {
+    auto index = nlohmann::json::parse(slurp(layout / "index.json"));
+    std::string d = index["manifests"][0]["digest"];
+    return nlohmann::json::parse(slurp(layout / "blobs/sha256" / d.substr(7)));
+  };
+  auto m2 = manifest_of(t_ / "v2");
+  EXPECT_TRUE(named_after(t_ / "blobs1", m2["layers"][0]["digest"].get<std::string>().substr(7)).empty());
+  EXPECT_FALSE(named_after(t_ / "blobs1", m2["layers"][2]["digest"].get<std::string>().substr(7)).empty());
+  // Pruned entries take their index along.
+  ASSERT_EQ(importer(0, "release"), 0);
+  ASSERT_EQ(importer(1, "release"), 0);
+  std::string pruned = trainimg("cache prune --pyxis-cache " + shared_.string() + " --max-size 0");
+  EXPECT_NE(pruned.find("removed 2 entries"), std::string::npos) << pruned;
+  EXPECT_FALSE(fs::exists(v1 + ".index"));
+  EXPECT_FALSE(fs::exists(v2 + ".index"));
+}
+
 }  // namespace

@@ -68,10 +68,11 @@ int64_t days_in_month(int64_t y, int64_t m) {
 std::string random_token() {
   unsigned char b[8] = {};
   UniqueFd fd(::open("/dev/urandom", O_RDONLY | O_CLOEXEC));
-  if (!fd || ::read(fd.get(), b, sizeof b) != static_cast<ssize_t>(sizeof b)) throw_errno("/dev/urandom", "read failed");
+  if (!fd || ::read(fd.get(), b, sizeof b) != static_cast<ssize_t>(sizeof b))
+    throw_errno("/dev/urandom", "read failed");
   char out[40];
-  std::snprintf(out, sizeof out, "%d-%02x%02x%02x%02x%02x%02x%02x%02x", static_cast<int>(::getpid()), b[0], b[1],
-                b[2], b[3], b[4], b[5], b[6], b[7]);
+  std::snprintf(out, sizeof out, "%d-%02x%02x%02x%02x%02x%02x%02x%02x", static_cast<int>(::getpid()), b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7]);
   return out;
 }
 
@@ -260,8 +261,8 @@ class ContainerLease {
     try {
       std::string filters = json{{"label", json::array({"trainimg.import=" + token_})}}.dump();
       engine_.post(
-          "/containers/prune?filters=" + inspect::engine::url_escape(filters), [](char*, size_t) { return size_t(0); },
-          {}, [](std::string_view) {});
+          "/containers/prune?filters=" + inspect::engine::url_escape(filters),
+          [](char*, size_t) { return size_t(0); }, {}, [](std::string_view) {});
     } catch (const std::exception& e) {
       std::fprintf(stderr, "trainimg: warning: could not remove container %s: %s\n", id_.c_str(), e.what());
     }

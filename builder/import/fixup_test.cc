@@ -28,13 +28,13 @@ TEST(EnrootFixup, ExcludesDevContentsDockerenvAndSockets) {
 }
 
 TEST(EnrootFixup, ModeFixupIsChmodUPlusCapitalXAndUPlusWOnDirectories) {
-  EXPECT_EQ(enroot_fix_mode(EntryType::File, 0000, 2), 0400u);      // u+r
-  EXPECT_EQ(enroot_fix_mode(EntryType::File, 0001, 2), 0501u);      // X: some x bit
-  EXPECT_EQ(enroot_fix_mode(EntryType::File, 04011, 2), 04511u);    // setuid kept
-  EXPECT_EQ(enroot_fix_mode(EntryType::File, 0444, 2), 0444u);      // no u+w on files
-  EXPECT_EQ(enroot_fix_mode(EntryType::Dir, 0000, 1), 0700u);       // u+rwx
-  EXPECT_EQ(enroot_fix_mode(EntryType::Dir, 01555, 15), 01755u);    // depth 15: u+w
-  EXPECT_EQ(enroot_fix_mode(EntryType::Dir, 0555, 16), 0555u);      // beyond find -maxdepth 15
+  EXPECT_EQ(enroot_fix_mode(EntryType::File, 0000, 2), 0400u);    // u+r
+  EXPECT_EQ(enroot_fix_mode(EntryType::File, 0001, 2), 0501u);    // X: some x bit
+  EXPECT_EQ(enroot_fix_mode(EntryType::File, 04011, 2), 04511u);  // setuid kept
+  EXPECT_EQ(enroot_fix_mode(EntryType::File, 0444, 2), 0444u);    // no u+w on files
+  EXPECT_EQ(enroot_fix_mode(EntryType::Dir, 0000, 1), 0700u);     // u+rwx
+  EXPECT_EQ(enroot_fix_mode(EntryType::Dir, 01555, 15), 01755u);  // depth 15: u+w
+  EXPECT_EQ(enroot_fix_mode(EntryType::Dir, 0555, 16), 0555u);    // beyond find -maxdepth 15
   EXPECT_EQ(enroot_fix_mode(EntryType::Symlink, 0777, 1), 0777u);
   EXPECT_EQ(enroot_fix_mode(EntryType::Fifo, 0020, 1), 0420u);
 }

@@ -21,7 +21,9 @@
 // of the image alone (docs/import.md, "Reproducibility").
 #include "builder/import.h"
 
+#include <fcntl.h>
 #include <malloc.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -37,9 +39,11 @@
 #include "builder/import/dockerd_export.h"
 #include "builder/import/fixup.h"
 #include "builder/import/merge.h"
+#include "builder/import/reuse_index.h"
 #include "builder/import/via_enroot.h"
 #include "builder/publish.h"
 #include "common/error.h"
+#include "common/fd.h"
 #include "common/version_info.h"
 #include "inspect/inspect.h"
 
@@ -132,6 +136,12 @@ struct Job {
   const char* reference_from = nullptr;  ///< for the sidecar
   int64_t reference = 0;                 ///< set by reference_time()
   ImportProgress prog{};
+  /// Records this import's reuse index (null: none is written).
+  ReuseIndexWriter* index = nullptr;
+  /// The earlier image that lends blocks (null: none).
+  struct Reuse* reuse = nullptr;
+  /// Walk position of each layer's first entry (filled by the merge pass).
+  std::vector<uint64_t> layer_first{};
 
   sqsh::Node node(const Entry& e) const { return to_node(e, fix, clamp); }
   /// A view's node at `path` (its key).
@@ -160,6 +170,45 @@ struct Job {
     p.total_bytes = t.total_bytes;
     if (progress) progress(p);
   }
+};
+
+// The earlier image chosen to lend its blocks.
+struct Reuse {
+  std::string path;
+  std::unique_ptr<sqsh::Image> image;
+  ReuseIndex index;
+  size_t shared = 0;            ///< its lowest `shared` layers are this image's too
+  uint64_t shared_entries = 0;  ///< walk positions below this lie in them
+  int writer_source = -1;       ///< per attempt: its id in the sqsh::Writer
+  nlohmann::ordered_json summary;
+};
+
+// Passes on only the layers `want` names (sources that cannot skip a layer
+// still walk it; what comes of it is dropped here).
+class LayerFilter : public inspect::LayerVisitor {
+ public:
+  LayerFilter(inspect::LayerVisitor& v, const std::vector<bool>& want) : v_(v), want_(want) {}
+  bool want_layer(const std::string& id, size_t i) override {
+    return (i >= want_.size() || want_[i]) && v_.want_layer(id, i);
+  }
+  void expect_entries(uint64_t n) override { v_.expect_entries(n); }
+  void begin_layer(const std::string& id, size_t i) override {
+    on_ = i >= want_.size() || want_[i];
+    if (on_) v_.begin_layer(id, i);
+  }
+  bool entry(const Entry& e) override { return on_ && v_.entry(e); }
+  bool may_want(const Entry& e) override { return v_.may_want(e); }
+  void content(const Entry& e, inspect::ContentReader& r) override {
+    if (on_) v_.content(e, r);
+  }
+  void end_layer(const std::string& id, size_t i) override {
+    if (on_) v_.end_layer(id, i);
+  }
+
+ private:
+  inspect::LayerVisitor& v_;
+  const std::vector<bool>& want_;
+  bool on_ = true;
 };
 
 // Streams one file's bytes into the writer, checking the size the header gave.
@@ -195,9 +244,15 @@ void copy_content(Job& job, sqsh::Writer& w, const sqsh::Node& node, inspect::Co
 class MergePass : public inspect::LayerVisitor {
  public:
   MergePass(Job& job, LayerMerger& m) : job_(job), m_(m) {}
-  void begin_layer(const std::string& id, size_t index) override { m_.begin_layer(index, id); }
+  void begin_layer(const std::string& id, size_t index) override {
+    m_.begin_layer(index, id);
+    if (job_.layer_first.size() <= index) job_.layer_first.resize(index + 1, seq_);
+    job_.layer_first[index] = seq_;
+    if (job_.index) job_.index->begin_layer(id);
+  }
   bool entry(const Entry& e) override {
     if ((seq_ & 1023) == 0) check_interrupted(job_.desc.reference);
+    if (job_.index) job_.index->entry(e);
     m_.apply(e, seq_++);
     return false;
   }
@@ -216,6 +271,12 @@ class DataPass : public inspect::LayerVisitor {
  public:
   DataPass(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan)
       : job_(job), w_(w), view_(view), plan_(plan) {}
+  // Layers may be skipped (their files' blocks are reused): each starts at
+  // the walk position the merge pass gave it.
+  void begin_layer(const std::string& id, size_t index) override {
+    (void)id;
+    if (index < job_.layer_first.size()) seq_ = job_.layer_first[index];
+  }
   bool entry(const Entry& e) override {
     const uint64_t s = seq_++;
     if ((s & 1023) == 0) check_interrupted(job_.desc.reference);
@@ -230,6 +291,7 @@ class DataPass : public inspect::LayerVisitor {
                   "do not modify the image while it is imported");
     if (n.entry.size == 0) return false;
     current_ = node;
+    current_seq_ = s;
     pending_ = true;
     return true;
   }
@@ -238,6 +300,7 @@ class DataPass : public inspect::LayerVisitor {
     (void)e;
     pending_ = false;
     copy_content(job_, w_, job_.node(current_->second.entry, current_->first), r);
+    if (job_.index) job_.index->owner(current_seq_, current_->first);
     ++next_;  // its view of the key erased next is never read again
     view_.erase(current_);
   }
@@ -248,6 +311,7 @@ class DataPass : public inspect::LayerVisitor {
   MergedView& view_;
   WritePlan& plan_;
   MergedView::iterator current_{};
+  uint64_t current_seq_ = 0;
   bool pending_ = false;
   size_t next_ = 0;  ///< the first owner the walk has not passed
   uint64_t seq_ = 0;
@@ -257,10 +321,14 @@ class DataPass : public inspect::LayerVisitor {
 class OnePass : public inspect::LayerVisitor {
  public:
   OnePass(Job& job, sqsh::Writer& w, LayerMerger& m) : job_(job), w_(w), m_(m) {}
-  void begin_layer(const std::string& id, size_t index) override { m_.begin_layer(index, id); }
+  void begin_layer(const std::string& id, size_t index) override {
+    m_.begin_layer(index, id);
+    if (job_.index) job_.index->begin_layer(id);
+  }
   bool entry(const Entry& e) override {
     const uint64_t s = seq_++;
     if ((s & 1023) == 0) check_interrupted(job_.desc.reference);
+    if (job_.index) job_.index->entry(e);
     m_.apply(e, s);
     if (e.type != EntryType::File || e.size == 0 || enroot_excludes(e) || is_generated_path(e.path))
       return false;
@@ -269,6 +337,7 @@ class OnePass : public inspect::LayerVisitor {
   }
   void content(const Entry& e, inspect::ContentReader& r) override {
     copy_content(job_, w_, job_.node(e), r);
+    if (job_.index) job_.index->owner(pending_, e.path);
     m_.drop_written(e.path, pending_);
   }
   uint64_t entries() const { return seq_; }
@@ -393,14 +462,83 @@ struct Written {
   unsigned passes = 0;
 };
 
+size_t layer_of(const Job& job, uint64_t seq) {
+  auto it = std::upper_bound(job.layer_first.begin(), job.layer_first.end(), seq);
+  return static_cast<size_t>(it - job.layer_first.begin()) - 1;
+}
+
+// Block reuse, after the merge: every planned file whose bytes come from a
+// shared layer and that the earlier image holds is written from its blocks
+// and leaves the plan and the view; a shared layer with any other file to
+// write is walked after all (`want`). Reports phase "reuse".
+void lend_blocks(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan, std::vector<bool>& want) {
+  Reuse& reuse = *job.reuse;
+  std::vector<std::pair<uint64_t, std::string_view>> rest;
+  std::vector<std::string> lent;
+  uint64_t files = 0, bytes = 0;
+  for (const auto& [seq, path] : plan.content_owner) {
+    if (seq == kGeneratedSeq || seq >= reuse.shared_entries) {
+      rest.emplace_back(seq, path);
+      continue;
+    }
+    const MergedNode& n = view.find(path)->second;
+    auto x = reuse.index.extents.find(seq);
+    if (n.entry.size == 0 || x == reuse.index.extents.end() || x->second.size != n.entry.size) {
+      if (n.entry.size > 0) want[layer_of(job, seq)] = true;  // the earlier image lacks these bytes
+      rest.emplace_back(seq, path);
+      continue;
+    }
+    w.add_reused_file(job.node(n.entry, std::string(path)), reuse.writer_source, x->second);
+    if (job.index) job.index->owner(seq, std::string(path));
+    lent.emplace_back(path);
+    files++;
+    bytes += n.entry.size;
+  }
+  plan.content_owner = std::move(rest);  // its views of the keys erased below go first
+  for (const std::string& p : lent) view.erase(view.find(p));
+  job.prog.files += files;
+  job.prog.bytes += bytes;
+  uint64_t not_fetched = 0;
+  nlohmann::ordered_json ids = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (want[i]) continue;
+    ids.push_back(job.desc.layers[i]);
+    if (i < job.desc.layer_bytes.size()) not_fetched += job.desc.layer_bytes[i];
+  }
+  reuse.summary = {{"from", reuse.path},
+                   {"shared_layers", reuse.shared},
+                   {"layers_not_read", ids.size()},
+                   {"layer_ids", ids},
+                   {"files", files},
+                   {"bytes", bytes},
+                   {"bytes_not_fetched", not_fetched}};
+  job.prog.reuse = reuse.summary;
+  job.report("reuse");
+  job.prog.reuse = nullptr;
+}
+
 // One attempt. Returns false when a single pass met a replaced file and the
 // image must be written again in two passes.
 bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
   LayerMerger m;
   if (two_pass) {
     job.report("merge");
+    job.layer_first.assign(job.desc.layers.size(), 0);
     MergePass p1(job, m);
-    job.src.walk(p1);
+    Reuse* reuse = job.reuse;
+    std::vector<bool> want(job.desc.layers.size(), true);
+    if (reuse) {
+      // The shared layers come from the index, never from the source.
+      for (size_t i = 0; i < reuse->shared; ++i) {
+        want[i] = false;
+        const ReuseIndex::Layer& l = reuse->index.layers[i];
+        p1.begin_layer(l.id, i);
+        for (const Entry& e : l.entries) p1.entry(e);
+        p1.end_layer(l.id, i);
+      }
+    }
+    LayerFilter f1(p1, want);
+    job.src.walk(f1);
     m.finish();
     auto generated = add_generated(job, m, reference_time(job, m));
     drop_excluded(m.view());
@@ -409,9 +547,11 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
       job.prog.total_files++;
       job.prog.total_bytes += m.view().find(path)->second.entry.size;
     }
+    if (reuse) lend_blocks(job, w, m.view(), plan, want);
     job.report("data");
     DataPass p2(job, w, m.view(), plan);
-    job.src.walk(p2);
+    LayerFilter f2(p2, want);
+    job.src.walk(f2);
     write_tree(job, w, m.view(), generated);
     out = {p1.entries(), 2};
     return true;
@@ -537,6 +677,54 @@ std::optional<int64_t> source_date_epoch_from_env() {
   return std::stoll(s);
 }
 
+namespace {
+
+// The --reuse candidate sharing the most lowest layers with this image; a
+// candidate that cannot serve is named in `notes`, with why.
+std::unique_ptr<Reuse> choose_reuse(const Job& job, const ImportOptions& opt,
+                                    std::vector<std::string>& notes) {
+  const sqsh::WriterOptions wo = writer_options(opt, 0);
+  const sqsh::Compressor want_cmp =
+      wo.compressor == sqsh::Compressor::None ? sqsh::Compressor::Gzip : wo.compressor;
+  const bool want_compressed = wo.compress_data && wo.compressor != sqsh::Compressor::None;
+  std::unique_ptr<Reuse> best;
+  for (const std::string& path : opt.reuse) {
+    auto c = std::make_unique<Reuse>();
+    c->path = path;
+    try {
+      c->image = std::make_unique<sqsh::Image>(path);
+      const sqsh::ImageInfo& info = c->image->info();
+      if (info.compressor != want_cmp || info.block_size != wo.block_size ||
+          info.data_compressed != want_compressed) {
+        notes.push_back("not reusing " + path + ": it is " + std::string(sqsh::to_string(info.compressor)) +
+                        ", " + std::to_string(info.block_size / 1024) + " KiB blocks" +
+                        (info.data_compressed ? "" : ", data stored raw") + "; this import writes " +
+                        std::string(sqsh::to_string(want_cmp)) + ", " + std::to_string(wo.block_size / 1024) +
+                        " KiB blocks" + (want_compressed ? "" : ", data stored raw"));
+        continue;
+      }
+      c->index = read_reuse_index(path, c->image->fd(), info);
+    } catch (const Error& e) {
+      notes.push_back("not reusing " + path + ": " + e.what());
+      continue;
+    }
+    const auto& mine = job.desc.layers;
+    while (c->shared < mine.size() && c->shared < c->index.layers.size() &&
+           c->index.layers[c->shared].id == mine[c->shared])
+      c->shared++;
+    if (c->shared == 0) {
+      notes.push_back("not reusing " + path + ": its lowest layer is not this image's");
+      continue;
+    }
+    c->shared_entries =
+        c->index.layers[c->shared - 1].first_seq + c->index.layers[c->shared - 1].entries.size();
+    if (!best || c->shared > best->shared) best = std::move(c);
+  }
+  return best;
+}
+
+}  // namespace
+
 ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& progress) {
   if (opt.via_enroot) return import_via_enroot(opt, progress);
   SignalGuard guard;
@@ -556,6 +744,23 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   std::optional<DaemonYield> yield;
   if (job.daemon_export) yield.emplace();
   const bool layered = job.desc.layers.size() > 1;
+  // Block reuse and the index: for layers named by their content only.
+  const bool content_addressed =
+      !job.daemon_export && !job.desc.layers.empty() &&
+      std::all_of(job.desc.layers.begin(), job.desc.layers.end(),
+                  [](const std::string& id) { return inspect::is_sha256_digest(id); });
+  ReuseIndexWriter index;
+  if (opt.write_index && content_addressed) job.index = &index;
+  std::vector<std::string> notes;
+  std::unique_ptr<Reuse> reuse;
+  if (!opt.reuse.empty()) {
+    if (!layered || !content_addressed)
+      notes.push_back("no block reuse: " + opt.source +
+                      (layered ? " has layers not named by their digest" : " has a single layer"));
+    else
+      reuse = choose_reuse(job, opt, notes);
+  }
+  job.reuse = reuse.get();
   // The super block mtime must not depend on the clock: SOURCE_DATE_EPOCH or 0.
   ImportResult r;
   r.output = opt.output;
@@ -570,18 +775,45 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
       // only known after the merge, so a provisional writer gets SDE or 0
       // and every entry carries its own mtime.
       wo = writer_options(opt, clamp_time(opt.source_date_epoch.value_or(0)));
+      wo.record_extents = job.index != nullptr;
       sqsh::Writer w(out.fd(), opt.output, wo);
+      index.clear();
+      if (reuse) {
+        reuse->writer_source = w.add_reuse_source(reuse->image->fd(), reuse->path, reuse->image->info(),
+                                                  reuse->image->fragments());
+      }
       if (!write_image(job, w, two_pass, written)) continue;
       job.report("finish");
       r.image_bytes = w.finish();
       auto st = w.stats();
       r.input_bytes = st.input_bytes;
       r.files = st.files;
+      if (reuse) {
+        auto rs = w.reuse_stats();
+        reuse->summary["copied_bytes"] = rs.copied_bytes;
+        reuse->summary["padding_bytes"] = rs.dead_bytes;
+      }
+      if (job.index) index.resolve(w);
       break;
     }
     yield.reset();  // the compressors and the read-ahead have ended
     job.report("verify");
     r.info = out.verify_and_commit();
+    // The image is published: an index that cannot be written costs later
+    // imports their reuse, not this one its image.
+    const std::string index_file = reuse_index_path(opt.output);
+    if (job.index) {
+      try {
+        UniqueFd published(::open(opt.output.c_str(), O_RDONLY | O_CLOEXEC));
+        if (!published) throw_errno(opt.output, "reading back");
+        index.write(published.get(), r.info, opt.output, index_file);
+      } catch (const Error& e) {
+        notes.push_back(std::string("no reuse index written: ") + e.what());
+      }
+    } else if (::unlink(index_file.c_str()) != 0 && errno != ENOENT) {
+      notes.push_back("a stale reuse index could not be removed: " + index_file + ": " +
+                      std::strerror(errno));
+    }
     r.entries = written.entries;
     r.passes = written.passes;
   } catch (const Interrupted&) {
@@ -590,7 +822,15 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
     if (int sig = pending_signal()) throw Interrupted(sig, opt.source);
     throw explain_io_error(e, opt.output);
   }
+  r.notes = notes;
   r.sidecar = make_sidecar(job, r, writer_options(opt, 0));
+  if (reuse || !opt.reuse.empty()) {
+    nlohmann::ordered_json j = reuse ? reuse->summary : nlohmann::ordered_json::object();
+    if (!reuse) j["from"] = nullptr;
+    j["notes"] = notes;
+    r.sidecar["reuse"] = std::move(j);
+  }
+  r.sidecar["reuse_index"] = job.index ? nlohmann::ordered_json(reuse_index_path(opt.output)) : nullptr;
   // The content digest reads the file just written (still in the page
   // cache) on a thread of its own, while the inspection reads its tables.
   std::future<std::string> content;

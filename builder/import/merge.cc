@@ -18,7 +18,9 @@ constexpr std::string_view kOpaque = ".wh..wh..opq";
 
 // Keys of the children of `dir` (at any depth) are [prefix, prefix_end):
 // "/a/" .. "/a0", since '0' follows '/'.
-std::string child_prefix(const std::string& dir) { return dir == "/" ? "/" : dir + "/"; }
+std::string child_prefix(const std::string& dir) {
+  return dir == "/" ? "/" : dir + "/";
+}
 std::string prefix_end(std::string prefix) {
   prefix.back() = static_cast<char>(prefix.back() + 1);
   return prefix;
@@ -118,7 +120,8 @@ void LayerMerger::ensure_parents(const std::string& path, int64_t mtime) {
   for (auto it = parents.rbegin(); it != parents.rend(); ++it) {
     auto found = view_.find(*it);
     if (found != view_.end() && found->second.entry.type == EntryType::Dir) continue;
-    if (found != view_.end()) erase(found);
+    if (found != view_.end())
+      erase(found);
     else
       touch_written(*it);
     MergedNode n;

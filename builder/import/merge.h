@@ -55,8 +55,8 @@ struct StoredEntry {
 };
 
 struct MergedNode {
-  StoredEntry entry;     ///< final metadata; never a whiteout
-  size_t layer = 0;      ///< index of the layer it came from
+  StoredEntry entry;  ///< final metadata; never a whiteout
+  size_t layer = 0;   ///< index of the layer it came from
   uint64_t seq = kGeneratedSeq;
   /// Regular files: the position whose bytes are the content (== seq).
   /// Hard links: the position of the source version, whose metadata is `source`.

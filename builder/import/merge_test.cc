@@ -20,7 +20,9 @@ Entry ent(const std::string& path, EntryType t = EntryType::File, uint32_t mode 
   e.mode = mode;
   return e;
 }
-Entry dir(const std::string& path, uint32_t mode = 0755) { return ent(path, EntryType::Dir, mode); }
+Entry dir(const std::string& path, uint32_t mode = 0755) {
+  return ent(path, EntryType::Dir, mode);
+}
 Entry link(const std::string& path, const std::string& target) {
   Entry e = ent(path, EntryType::Hardlink);
   e.link_target = target;
@@ -55,7 +57,7 @@ using Paths = std::vector<std::string>;
 
 TEST(LayerMerger, LaterFileWinsAndTheEarlierVersionIsNoContent) {
   Walk w;
-  w.layer_of({dir("/etc"), ent("/etc/a")});   // seq 0, 1
+  w.layer_of({dir("/etc"), ent("/etc/a")});            // seq 0, 1
   w.layer_of({ent("/etc/a", EntryType::File, 0600)});  // seq 2
   const auto& n = w.m.view().at("/etc/a");
   EXPECT_EQ(n.seq, 2u);
@@ -166,7 +168,8 @@ TEST(LayerMerger, HardLinkToAMissingTargetIsAnErrorNamingTheLayer) {
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_EQ(e.diagnostic().file, "layer0");
-    EXPECT_EQ(e.diagnostic().message, "hard link /b -> /nope: the target is not in this layer or a lower one");
+    EXPECT_EQ(e.diagnostic().message,
+              "hard link /b -> /nope: the target is not in this layer or a lower one");
   }
 }
 

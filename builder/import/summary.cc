@@ -36,6 +36,7 @@ ImportProgressFn import_progress_printer(const std::string& mode, std::ostream& 
           {"bytes", p.bytes},
           {"total_files", p.total_files},
           {"total_bytes", p.total_bytes}};
+      if (!p.reuse.is_null()) j["reuse"] = p.reuse;
       err << j.dump() << "\n";
     };
   }

@@ -72,14 +72,19 @@ ImportResult import_via_enroot(const ImportOptions& opt, const ImportProgressFn&
                 "use dockerd://IMAGE, docker://[USER@][REGISTRY#]IMAGE[:TAG] or podman://IMAGE");
   std::string enroot = find_on_path("enroot");
   if (enroot.empty())
-    throw Error("enroot", "not installed (not on PATH)", "install enroot, or import natively without --via enroot");
+    throw Error("enroot", "not installed (not on PATH)",
+                "install enroot, or import natively without --via enroot");
   SignalGuard guard;
   ImportResult r;
   r.output = opt.output;
   PartialOutput out(opt.output, opt.force, /*named=*/true);  // enroot's file is renamed onto it
   // enroot refuses an existing file, so it gets a fresh name beside ours.
   EnrootOutput tmp(out.partial_path() + ".enroot");
-  if (progress) progress({"enroot", 0, 0, 0, 0});
+  if (progress) {
+    ImportProgress p;
+    p.phase = "enroot";
+    progress(p);
+  }
   int rc = run_tool({enroot, "import", "-o", tmp.path, opt.source});
   check_interrupted(opt.source);
   if (rc != 0) throw Error(opt.source, "enroot import failed with exit status " + std::to_string(rc));
@@ -87,7 +92,11 @@ ImportResult import_via_enroot(const ImportOptions& opt, const ImportProgressFn&
   {
     UniqueFd fd(::open(out.partial_path().c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd) throw_errno(out.partial_path(), "cannot open enroot's output");
-    if (progress) progress({"verify", 0, 0, 0, 0});
+    if (progress) {
+      ImportProgress p;
+      p.phase = "verify";
+      progress(p);
+    }
     r.info = sqsh::verify(fd.get(), opt.output);
   }
   out.commit();

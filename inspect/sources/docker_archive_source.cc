@@ -51,14 +51,19 @@ class DockerArchiveSource : public ImageSource {
     diff_ids_ = parsed.diff_ids;
     if (!diff_ids_.empty() && diff_ids_.size() != image_.layers.size())
       throw Error(path_, "'" + image_.config + "' lists " + std::to_string(diff_ids_.size()) +
-                             " diff_ids but manifest.json names " + std::to_string(image_.layers.size()) + " layers");
-    for (size_t i = 0; i < image_.layers.size(); ++i) desc_.layers.push_back(layer_id(i));
+                             " diff_ids but manifest.json names " + std::to_string(image_.layers.size()) +
+                             " layers");
+    for (size_t i = 0; i < image_.layers.size(); ++i) {
+      desc_.layers.push_back(layer_id(i));
+      desc_.layer_bytes.push_back(resolve(image_.layers[i]).size);
+    }
   }
 
   ImageDescription describe() override { return desc_; }
 
   void walk(LayerVisitor& v) override {
     for (size_t i = 0; i < image_.layers.size(); ++i) {
+      if (!v.want_layer(desc_.layers[i], i)) continue;
       const std::string& name = image_.layers[i];
       const TarIndex::Member& m = resolve(name);
       FileRange range(fd_.get(), m.offset, m.size, path_);
@@ -90,7 +95,8 @@ class DockerArchiveSource : public ImageSource {
       if (!gzip && !zstd) want = diff_ids_[i];
     }
     if (!want.empty() && *got != want)
-      throw Error(path_, "layer '" + name + "': digest mismatch: expected " + want + ", the content is " + *got);
+      throw Error(path_,
+                  "layer '" + name + "': digest mismatch: expected " + want + ", the content is " + *got);
   }
 
   const TarIndex::Member& resolve(const std::string& name) const {

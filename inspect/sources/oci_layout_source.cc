@@ -132,12 +132,14 @@ class OciLayoutSource : public ImageSource {
     desc_.config = parsed.config;
     for (size_t i = 0; i < layers_.size(); ++i)
       desc_.layers.push_back(i < parsed.diff_ids.size() ? parsed.diff_ids[i] : layers_[i].digest);
+    for (const auto& l : layers_) desc_.layer_bytes.push_back(l.size);
   }
 
   ImageDescription describe() override { return desc_; }
 
   void walk(LayerVisitor& v) override {
     for (size_t i = 0; i < layers_.size(); ++i) {
+      if (!v.want_layer(desc_.layers[i], i)) continue;
       const Descriptor& ld = layers_[i];
       Span blob = open_blob(ld);
       FileRange range(blob.fd, blob.offset, ld.size, dir_);

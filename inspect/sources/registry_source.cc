@@ -203,12 +203,15 @@ class RegistrySource : public ImageSource {
   // size mismatch anywhere ends the walk with that error, so nothing read
   // from unverified bytes outlives it.
   void walk(LayerVisitor& v) override {
-    start_downloads();
+    std::vector<bool> want(layers_.size());
+    for (size_t i = 0; i < layers_.size(); ++i) want[i] = v.want_layer(desc_.layers[i], i);
+    start_downloads(want);
     struct Stop {  // no download thread outlives the walk (nor calls on_transfer after it)
       RegistrySource& s;
       ~Stop() { s.stop_downloads(); }
     } stop{*this};
     for (size_t i = 0; i < layers_.size(); ++i) {
+      if (!want[i]) continue;  // never downloaded either
       LayerInput in{uri_, "blob " + layers_[i].digest, desc_.layers[i], i};
       if (int fd = wait_readable(i); fd >= 0) {
         MappedRange range(fd, 0, layers_[i].size, name());  // verified, never written again
@@ -330,6 +333,7 @@ class RegistrySource : public ImageSource {
     desc_.config = parsed.config;
     for (size_t i = 0; i < layers_.size(); ++i)
       desc_.layers.push_back(i < parsed.diff_ids.size() ? parsed.diff_ids[i] : layers_[i].digest);
+    for (const auto& l : layers_) desc_.layer_bytes.push_back(l.size);
     fds_.resize(layers_.size());
     st_.resize(layers_.size());
   }
@@ -411,9 +415,9 @@ class RegistrySource : public ImageSource {
     });
   }
 
-  // Parallel downloads: up to max_connections threads take the layers in
-  // order; walk() waits for each in turn.
-  void start_downloads() {
+  // Parallel downloads: up to max_connections threads take the wanted
+  // layers in order; walk() waits for each in turn.
+  void start_downloads(const std::vector<bool>& want) {
     stop_downloads();
     stop_ = false;
     next_ = 0;
@@ -422,8 +426,9 @@ class RegistrySource : public ImageSource {
     {
       std::lock_guard<std::mutex> lock(mu_);
       progress_ = {};
-      progress_.total_blobs = layers_.size();
       for (size_t i = 0; i < layers_.size(); ++i) {
+        if (!want[i]) continue;
+        progress_.total_blobs++;
         progress_.total_bytes += layers_[i].size;
         if (fds_[i]) {
           progress_.blobs++;
@@ -436,10 +441,11 @@ class RegistrySource : public ImageSource {
     unsigned n =
         std::max(1u, std::min<unsigned>(opt_.max_connections, static_cast<unsigned>(layers_.size())));
     for (unsigned t = 0; t < n; ++t)
-      threads_.emplace_back([this] {
+      threads_.emplace_back([this, want] {
         for (;;) {
           size_t i = next_++;
           if (i >= layers_.size() || stop_) return;
+          if (!want[i]) continue;
           {
             std::lock_guard<std::mutex> lock(mu_);
             if (fds_[i]) continue;

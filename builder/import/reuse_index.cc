@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "builder/import/reuse_index.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "builder/publish.h"
+#include "common/error.h"
+#include "common/fd.h"
+
+namespace trainimg::builder {
+
+namespace {
+
+constexpr std::string_view kMagic = "TIMGIDX1";
+constexpr std::string_view kEnd = "TIMGEND1";
+constexpr uint64_t kMaxIndex = 4ull << 30;  // 4 GiB: far above any image's entries
+constexpr uint32_t kMaxString = 1u << 20;
+
+void put_u8(std::string& s, uint8_t v) {
+  s.push_back(static_cast<char>(v));
+}
+void put_u32(std::string& s, uint32_t v) {
+  for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+void put_u64(std::string& s, uint64_t v) {
+  for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+void put_str(std::string& s, std::string_view v) {
+  put_u32(s, static_cast<uint32_t>(v.size()));
+  s.append(v);
+}
+
+// Bounds-checked reading of what the writer above wrote.
+class Reader {
+ public:
+  Reader(std::string_view data, const std::string& name) : d_(data), name_(name) {}
+  [[noreturn]] void bad(const std::string& what) const {
+    throw Error(name_, "damaged reuse index at offset " + std::to_string(pos_) + ": " + what);
+  }
+  const char* take(size_t n) {
+    if (n > d_.size() - pos_) bad("it ends early");
+    const char* p = d_.data() + pos_;
+    pos_ += n;
+    return p;
+  }
+  uint8_t u8() { return static_cast<uint8_t>(*take(1)); }
+  uint32_t u32() {
+    const auto* p = reinterpret_cast<const unsigned char*>(take(4));
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+  }
+  uint64_t u64() {
+    const auto* p = reinterpret_cast<const unsigned char*>(take(8));
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+    return v;
+  }
+  std::string str() {
+    uint32_t n = u32();
+    if (n > kMaxString) bad("a string of " + std::to_string(n) + " bytes");
+    return std::string(take(n), n);
+  }
+  bool done() const { return pos_ == d_.size(); }
+  size_t pos() const { return pos_; }
+
+ private:
+  std::string_view d_;
+  const std::string& name_;
+  size_t pos_ = 0;
+};
+
+void put_entry(std::string& s, const inspect::Entry& e) {
+  put_u8(s, static_cast<uint8_t>(e.type));
+  put_str(s, e.path);
+  put_u32(s, e.mode);
+  put_u32(s, e.uid);
+  put_u32(s, e.gid);
+  put_u64(s, e.size);
+  put_u64(s, static_cast<uint64_t>(e.mtime));
+  put_u32(s, e.rdev_major);
+  put_u32(s, e.rdev_minor);
+  put_str(s, e.link_target);
+  put_u32(s, static_cast<uint32_t>(e.xattrs.size()));
+  for (const auto& [k, v] : e.xattrs) {
+    put_str(s, k);
+    put_str(s, v);
+  }
+}
+
+inspect::Entry get_entry(Reader& r) {
+  inspect::Entry e;
+  uint8_t t = r.u8();
+  if (t > static_cast<uint8_t>(inspect::EntryType::Socket)) r.bad("entry type " + std::to_string(t));
+  e.type = static_cast<inspect::EntryType>(t);
+  e.path = r.str();
+  if (e.path.empty() || e.path[0] != '/' || inspect::normalize_path(e.path) != e.path)
+    r.bad("entry path '" + e.path + "' is not normalised");
+  e.mode = r.u32();
+  e.uid = r.u32();
+  e.gid = r.u32();
+  e.size = r.u64();
+  e.mtime = static_cast<int64_t>(r.u64());
+  e.rdev_major = r.u32();
+  e.rdev_minor = r.u32();
+  e.link_target = r.str();
+  uint32_t nx = r.u32();
+  for (uint32_t i = 0; i < nx; ++i) {
+    std::string k = r.str();
+    e.xattrs[k] = r.str();
+  }
+  return e;
+}
+
+std::string read_all(int fd, const std::string& name) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw_errno(name, "reading");
+  if (!S_ISREG(st.st_mode)) throw Error(name, "not a regular file");
+  if (static_cast<uint64_t>(st.st_size) > kMaxIndex) throw Error(name, "too large for a reuse index");
+  std::string out(static_cast<size_t>(st.st_size), '\0');
+  for (size_t done = 0; done < out.size();) {
+    ssize_t n = ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw_errno(name, "reading");
+    if (n == 0) throw Error(name, "the file shrank while it was read");
+    done += static_cast<size_t>(n);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string reuse_index_path(const std::string& image_path) {
+  return image_path + ".index";
+}
+
+std::string image_tables_digest(int fd, const sqsh::ImageInfo& info, const std::string& name) {
+  if (info.inode_table_start > info.bytes_used)
+    throw Error(name, "the super block's table offsets are inconsistent");
+  std::string tables(static_cast<size_t>(info.bytes_used - info.inode_table_start), '\0');
+  for (size_t done = 0; done < tables.size();) {
+    ssize_t n = ::pread(fd, tables.data() + done, tables.size() - done,
+                        static_cast<off_t>(info.inode_table_start + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw_errno(name, "reading the tables");
+    if (n == 0) throw Error(name, "truncated image: the tables end early");
+    done += static_cast<size_t>(n);
+  }
+  return inspect::sha256_digest(tables);
+}
+
+ReuseIndexWriter::ReuseIndexWriter() {
+  clear();
+}
+
+void ReuseIndexWriter::clear() {
+  body_.assign(kMagic);
+  entries_ = 0;
+  count_at_ = std::string::npos;
+  owners_.clear();
+}
+
+void ReuseIndexWriter::begin_layer(const std::string& layer_id) {
+  put_u8(body_, 'L');
+  put_str(body_, layer_id);
+  count_at_ = body_.size();
+  put_u64(body_, 0);
+  entries_ = 0;
+}
+
+void ReuseIndexWriter::entry(const inspect::Entry& e) {
+  if (count_at_ == std::string::npos) begin_layer("");  // a walk without layers
+  put_entry(body_, e);
+  ++entries_;
+  for (int i = 0; i < 8; ++i) body_[count_at_ + i] = static_cast<char>((entries_ >> (8 * i)) & 0xff);
+}
+
+void ReuseIndexWriter::owner(uint64_t seq, std::string path) {
+  owners_.emplace_back(seq, std::move(path));
+}
+
+void ReuseIndexWriter::resolve(const sqsh::Writer& w) {
+  put_u8(body_, 'O');
+  size_t count_at = body_.size();
+  put_u64(body_, 0);
+  uint64_t n = 0;
+  for (const auto& [seq, path] : owners_) {
+    auto x = w.extent(path);
+    if (!x) continue;  // not in the image after all
+    put_u64(body_, seq);
+    put_u64(body_, x->blocks_start);
+    put_u32(body_, static_cast<uint32_t>(x->blocks.size()));
+    for (uint32_t b : x->blocks) put_u32(body_, b);
+    put_u32(body_, x->fragment);
+    put_u32(body_, x->fragment_offset);
+    put_u64(body_, x->size);
+    put_u64(body_, x->sparse);
+    ++n;
+  }
+  for (int i = 0; i < 8; ++i) body_[count_at + i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  owners_.clear();
+  owners_.shrink_to_fit();
+}
+
+void ReuseIndexWriter::write(int image_fd, const sqsh::ImageInfo& info, const std::string& image_name,
+                             const std::string& index_path) {
+  std::string s = std::move(body_);
+  put_u8(s, 'B');
+  put_u64(s, info.bytes_used);
+  put_u64(s, info.inode_table_start);
+  put_str(s, image_tables_digest(image_fd, info, image_name));
+  put_u32(s, static_cast<uint32_t>(info.compressor));
+  put_u32(s, info.block_size);
+  put_u8(s, info.data_compressed ? 1 : 0);
+  put_str(s, inspect::sha256_digest(s));
+  s.append(kEnd);
+  clear();
+  PartialOutput out(index_path, /*replace=*/true);
+  out.file().write(s);
+  out.commit();
+}
+
+ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::ImageInfo& info) {
+  const std::string name = reuse_index_path(image);
+  UniqueFd fd(::open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  if (!fd) {
+    if (errno == ENOENT) throw Error(name, "no reuse index next to the image (not made by trainimg import)");
+    throw_errno(name, "opening");
+  }
+  // Whoever made the image made its index: one another account could write
+  // would let it put entries into every image made from it.
+  struct stat img {
+  }, st{};
+  if (::fstat(image_fd, &img) != 0 || ::fstat(fd.get(), &st) != 0) throw_errno(name, "reading");
+  if (st.st_uid != img.st_uid)
+    throw Error(name, "owned by uid " + std::to_string(st.st_uid) + ", the image by uid " +
+                          std::to_string(img.st_uid));
+  if (st.st_mode & 022) throw Error(name, "writable by other accounts");
+  const std::string data = read_all(fd.get(), name);
+  // Trailer: the digest of everything before it, then kEnd.
+  const size_t digest_len = 4 + 71;  // put_str of "sha256:" + 64 hex
+  if (data.size() < kMagic.size() + digest_len + kEnd.size() || !data.starts_with(kMagic) ||
+      !data.ends_with(kEnd))
+    throw Error(name, "not a trainimg reuse index, or a truncated one");
+  const size_t body_end = data.size() - kEnd.size() - digest_len;
+  const std::string_view body(data.data(), body_end);
+  {
+    Reader t(std::string_view(data).substr(body_end, digest_len), name);
+    if (t.str() != inspect::sha256_digest(body))
+      throw Error(name, "damaged reuse index: its digest does not match");
+  }
+  Reader r(body, name);
+  r.take(kMagic.size());
+  ReuseIndex idx;
+  uint64_t seq = 0;
+  bool bound = false;
+  while (!r.done()) {
+    uint8_t tag = r.u8();
+    if (tag == 'L') {
+      ReuseIndex::Layer l;
+      l.id = r.str();
+      l.first_seq = seq;
+      uint64_t count = r.u64();
+      if (count > body.size()) r.bad("a layer of " + std::to_string(count) + " entries");
+      l.entries.reserve(static_cast<size_t>(count));
+      for (uint64_t i = 0; i < count; ++i) l.entries.push_back(get_entry(r));
+      seq += count;
+      idx.layers.push_back(std::move(l));
+    } else if (tag == 'O') {
+      uint64_t count = r.u64();
+      if (count > body.size()) r.bad(std::to_string(count) + " extents");
+      for (uint64_t i = 0; i < count; ++i) {
+        uint64_t at = r.u64();
+        sqsh::FileExtent x;
+        x.blocks_start = r.u64();
+        uint32_t nb = r.u32();
+        if (nb > body.size() / 4) r.bad(std::to_string(nb) + " blocks");
+        x.blocks.resize(nb);
+        for (uint32_t& b : x.blocks) b = r.u32();
+        x.fragment = r.u32();
+        x.fragment_offset = r.u32();
+        x.size = r.u64();
+        x.sparse = r.u64();
+        if (at >= seq) r.bad("an extent for walk position " + std::to_string(at) + ", past the entries");
+        idx.extents.emplace(at, std::move(x));
+      }
+    } else if (tag == 'B') {
+      uint64_t bytes_used = r.u64(), tables_at = r.u64();
+      std::string tables = r.str();
+      uint32_t compressor = r.u32(), block_size = r.u32();
+      bool data_compressed = r.u8() != 0;
+      if (bytes_used != info.bytes_used || tables_at != info.inode_table_start ||
+          compressor != static_cast<uint32_t>(info.compressor) || block_size != info.block_size ||
+          data_compressed != info.data_compressed)
+        throw Error(name, "the index is for another image (its super block differs from " + image + "'s)");
+      if (tables != image_tables_digest(image_fd, info, image))
+        throw Error(name, "the index is for another image (the tables of " + image + " differ)");
+      bound = true;
+    } else {
+      r.bad("unknown section '" + std::string(1, static_cast<char>(tag)) + "'");
+    }
+  }
+  if (!bound) throw Error(name, "damaged reuse index: it does not name its image");
+  idx.info = info;
+  return idx;
+}
+
+}  // namespace trainimg::builder

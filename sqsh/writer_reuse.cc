@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Block reuse (issue 26): files whose bytes an earlier image already holds,
+// compressed, are written by copying those blocks as they are.
+//
+// The copies go after the last block the block processor writes and before
+// the inode table, so they never split a file of this image. Each earlier
+// image's needed byte ranges (the files' data blocks and the fragment blocks
+// their tails sit in) are sorted, merged where they touch and copied in file
+// order, a range of 1 MiB or more placed at the same offset modulo 4 KiB as
+// in its source, so that a file system with reflinks (XFS, btrfs) shares the
+// extents instead of copying them. A copied fragment block gets an entry of
+// its own in this image's fragment table; its other tails, of files this
+// image does not have, are carried as they are (docs/import.md).
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "sqsh/fd_file.h"
+#include "sqsh/writer_impl.h"
+
+namespace trainimg::sqsh {
+
+namespace {
+
+constexpr uint32_t kNoFragment = 0xFFFFFFFF;
+constexpr uint32_t kSizeMask = (1u << 24) - 1;  // an on-disk size word's byte count
+constexpr uint64_t kAlignAbove = 1u << 20;      // ranges this long keep their offset modulo 4 KiB
+
+uint64_t stored_bytes(const FileExtent& x) {
+  uint64_t n = 0;
+  for (uint32_t b : x.blocks) n += b & kSizeMask;
+  return n;
+}
+
+struct Range {
+  uint64_t src = 0, end = 0;  // [src, end) in the earlier image
+  uint64_t dst = 0;           // where src landed in this one
+};
+
+}  // namespace
+
+int Writer::Impl::add_reuse_source(int fd, const std::string& source_name, const ImageInfo& info,
+                                   std::vector<Fragment> frags) {
+  auto differs = [&](const std::string& what) {
+    fail("cannot reuse the blocks of " + source_name + ": its " + what);
+  };
+  const Compressor mine = opt.compressor == Compressor::None ? Compressor::Gzip : opt.compressor;
+  if (info.compressor != mine)
+    differs("compressor is " + std::string(to_string(info.compressor)) + ", this image's " +
+            std::string(to_string(mine)));
+  if (info.block_size != opt.block_size)
+    differs("block size is " + std::to_string(info.block_size) + ", this image's " +
+            std::to_string(opt.block_size));
+  const bool data_compressed = opt.compress_data && opt.compressor != Compressor::None;
+  if (info.data_compressed != data_compressed)
+    differs(std::string("data blocks are ") + (info.data_compressed ? "compressed" : "stored raw") +
+            ", this image's " + (data_compressed ? "compressed" : "stored raw"));
+  if (info.inode_table_start > info.bytes_used) differs("super block is inconsistent");
+  for (const Fragment& f : frags) {
+    uint64_t len = f.size & kSizeMask;
+    if (len > opt.block_size || f.start > info.inode_table_start || len > info.inode_table_start - f.start)
+      differs("fragment table points outside its data");
+  }
+  reuse_sources.push_back(ReuseSource{fd, source_name, info, std::move(frags)});
+  return static_cast<int>(reuse_sources.size() - 1);
+}
+
+void Writer::Impl::add_reused_file(const Node& n, int source, FileExtent x) {
+  std::string path = normalize_image_path(n.path, name);
+  if (source < 0 || static_cast<size_t>(source) >= reuse_sources.size())
+    fail(path + ": no such reuse source");
+  const ReuseSource& s = reuse_sources[static_cast<size_t>(source)];
+  auto bad = [&](const std::string& why) { fail(path + ": the extent in " + s.name + " " + why); };
+  if (path == "/") fail("the root must be a directory, not a file");
+  if (n.size != x.size)
+    bad("is for " + std::to_string(x.size) + " bytes, the file has " + std::to_string(n.size));
+  const uint64_t bs = opt.block_size;
+  const bool tail = x.fragment != kNoFragment;
+  const uint64_t want_blocks = tail ? x.size / bs : (x.size + bs - 1) / bs;
+  if (x.blocks.size() != want_blocks)
+    bad("has " + std::to_string(x.blocks.size()) + " blocks, " + std::to_string(want_blocks) + " expected");
+  for (uint32_t b : x.blocks)
+    if ((b & kSizeMask) > bs || (b & ~kSizeMask & ~(1u << 24)) != 0) bad("has a bad block size word");
+  const uint64_t stored = stored_bytes(x);
+  if (x.blocks_start > s.info.inode_table_start || stored > s.info.inode_table_start - x.blocks_start)
+    bad("lies outside that image's data");
+  if (tail) {
+    if (x.fragment >= s.fragments.size())
+      bad("names fragment " + std::to_string(x.fragment) + ", which it lacks");
+    if (x.fragment_offset > bs || x.size % bs > bs - x.fragment_offset)
+      bad("has its tail outside the fragment");
+  }
+  WNode* w = new_node(NodeType::File);
+  set_meta(w, n);
+  link(path, w);
+  reused.push_back(ReusedFile{w, source, std::move(x)});
+  stats.files++;
+}
+
+void Writer::Impl::copy_reused() {
+  for (size_t si = 0; si < reuse_sources.size(); ++si) {
+    const ReuseSource& s = reuse_sources[si];
+    // What this image still uses (a file replaced or removed after it was
+    // added has no link left).
+    std::vector<Range> ranges;
+    std::vector<uint32_t> frag_new(s.fragments.size(), kNoFragment);
+    std::vector<bool> frag_used(s.fragments.size(), false);
+    for (const ReusedFile& r : reused) {
+      if (r.source != static_cast<int>(si) || r.node->links == 0) continue;
+      if (uint64_t n = stored_bytes(r.x)) ranges.push_back({r.x.blocks_start, r.x.blocks_start + n, 0});
+      if (r.x.fragment != kNoFragment && !frag_used[r.x.fragment]) {
+        frag_used[r.x.fragment] = true;
+        const Fragment& f = s.fragments[r.x.fragment];
+        if (uint64_t n = f.size & kSizeMask) ranges.push_back({f.start, f.start + n, 0});
+      }
+    }
+    std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.src < b.src; });
+    std::vector<Range> merged;
+    for (const Range& r : ranges) {
+      if (!merged.empty() && r.src <= merged.back().end)
+        merged.back().end = std::max(merged.back().end, r.end);
+      else
+        merged.push_back(r);
+    }
+    for (Range& r : merged) {
+      uint64_t at = file->get_size(file.get());
+      const uint64_t len = r.end - r.src;
+      if (len >= kAlignAbove) {
+        const uint64_t pad =
+            (r.src % SQFS_DEVBLK_SIZE + SQFS_DEVBLK_SIZE - at % SQFS_DEVBLK_SIZE) % SQFS_DEVBLK_SIZE;
+        if (pad) {
+          std::vector<char> zeros(pad, 0);
+          check_rc(file->write_at(file.get(), at, zeros.data(), zeros.size()),
+                   "padding before reused blocks");
+          at += pad;
+          reuse.dead_bytes += pad;
+        }
+      }
+      r.dst = at;
+      check_rc(fd_file_copy_in(file.get(), s.fd, r.src, len, at), "copying the blocks of " + s.name);
+      reuse.copied_bytes += len;
+    }
+    auto where = [&](uint64_t src) {
+      auto it = std::upper_bound(merged.begin(), merged.end(), src,
+                                 [](uint64_t v, const Range& r) { return v < r.src; });
+      // Every position asked for lies in a range: it was put there above.
+      --it;
+      return it->dst + (src - it->src);
+    };
+    for (size_t i = 0; i < frag_used.size(); ++i) {
+      if (!frag_used[i]) continue;
+      const Fragment& f = s.fragments[i];
+      const uint64_t at = (f.size & kSizeMask) ? where(f.start) : 0;
+      check_rc(sqfs_frag_table_append(frag.get(), at, f.size, &frag_new[i]),
+               "recording a reused fragment block");
+    }
+    for (ReusedFile& r : reused) {
+      if (r.source != static_cast<int>(si) || r.node->links == 0) continue;
+      const FileExtent& x = r.x;
+      const size_t nb = x.blocks.size();
+      auto* in = static_cast<sqfs_inode_generic_t*>(std::calloc(1, sizeof(sqfs_inode_generic_t) + nb * 4));
+      check_alloc(in, "creating an inode", name);
+      in->payload_bytes_available = in->payload_bytes_used = static_cast<sqfs_u32>(nb * 4);
+      if (nb) std::memcpy(in->extra, x.blocks.data(), nb * 4);
+      const uint64_t start = stored_bytes(x) ? where(x.blocks_start) : 0;
+      const uint32_t fi = x.fragment == kNoFragment ? kNoFragment : frag_new[x.fragment];
+      const uint32_t fo = x.fragment == kNoFragment ? 0 : x.fragment_offset;
+      if (start > 0xFFFFFFFFu || x.size > 0xFFFFFFFFu || x.sparse) {
+        in->base.type = SQFS_INODE_EXT_FILE;
+        in->data.file_ext.blocks_start = start;
+        in->data.file_ext.file_size = x.size;
+        in->data.file_ext.sparse = x.sparse;
+        in->data.file_ext.nlink = 1;
+        in->data.file_ext.fragment_idx = fi;
+        in->data.file_ext.fragment_offset = fo;
+        in->data.file_ext.xattr_idx = kNoXattr;
+      } else {
+        in->base.type = SQFS_INODE_FILE;
+        in->data.file.blocks_start = static_cast<sqfs_u32>(start);
+        in->data.file.file_size = static_cast<sqfs_u32>(x.size);
+        in->data.file.fragment_index = fi;
+        in->data.file.fragment_offset = fo;
+      }
+      sqfs_free(r.node->file_inode);
+      r.node->file_inode = in;
+      reuse.files++;
+      reuse.file_bytes += x.size;
+      stats.input_bytes += x.size;
+    }
+  }
+  reused.clear();
+}
+
+}  // namespace trainimg::sqsh
