@@ -10,6 +10,7 @@
 #include <ostream>
 
 #include "builder/pyxis.h"
+#include "common/units.h"
 #include "builder/pyxis_cache.h"
 #include "common/error.h"
 #include "inspect/inspect.h"
@@ -143,7 +144,7 @@ int run_cache_command(const CacheCommand& c, std::ostream& out, std::ostream& er
   std::optional<uint64_t> size;
   std::optional<int64_t> age;
   if (c.op == CacheCommand::Prune) {
-    if (!c.max_size.empty() && !(size = inspect::registry::parse_byte_size(c.max_size)))
+    if (!c.max_size.empty() && !(size = parse_byte_size(c.max_size)))
       throw Error("--max-size", "'" + c.max_size + "' is not a size (e.g. 50G, 512M, 1024)");
     if (!c.older_than.empty() && !(age = inspect::registry::parse_duration(c.older_than)))
       throw Error("--older-than", "'" + c.older_than + "' is not a duration (e.g. 7d, 12h, 30m)");

@@ -513,7 +513,5 @@ Report check_gds(const GdsInputs& in);
 
 /// Formats a byte count as the seeds do: "10 GiB", "1 MiB", "1536 KiB".
 std::string format_bytes(long long bytes);
-/// Parses "1M", "10G", "4096", "1MiB"; nullopt otherwise.
-std::optional<long long> parse_size(std::string_view s);
 
 }  // namespace trainimg::host

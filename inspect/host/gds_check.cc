@@ -6,6 +6,7 @@
 
 #include "common/error.h"
 #include "common/source_file.h"
+#include "common/units.h"
 #include "inspect/host.h"
 
 namespace trainimg::host {
@@ -28,8 +29,9 @@ std::string live_output(const ProbeSpec& spec, double timeout, CheckOutput& out,
 }  // namespace
 
 Report check_gds(const GdsInputs& o) {
-  auto io = parse_size(o.io_size);
-  if (!io || *io <= 0) throw Error("--io-size", "\"" + o.io_size + "\" is not a size (e.g. 1M)");
+  auto parsed = parse_byte_size(o.io_size);
+  if (!parsed || *parsed == 0) throw Error("--io-size", "\"" + o.io_size + "\" is not a size (e.g. 1M)");
+  const auto io = static_cast<long long>(*parsed);  // at most 2^63 - 1
   if (o.live && !o.gdscheck.empty()) throw Error("gds check", "give --live or --gdscheck FILE, not both");
   if (o.stats_before.empty() != o.stats_after.empty())
     throw Error("gds check", "--stats-before and --stats-after go together");
@@ -98,7 +100,7 @@ Report check_gds(const GdsInputs& o) {
     r.rules.push_back(gds_compat_mode_rule());
     NvfsStats before = parse_nvfs_stats(SourceFile::read(o.stats_before).text(), o.stats_before);
     NvfsStats after = parse_nvfs_stats(SourceFile::read(o.stats_after).text(), o.stats_after);
-    check_gds_counters(before, after, o.stats_before, o.stats_after, *mode, *io, out);
+    check_gds_counters(before, after, o.stats_before, o.stats_after, *mode, io, out);
     if (after.driver_version) {
       nvfs_version = after.driver_version;
       nvfs_two_part = false;
@@ -138,7 +140,7 @@ Report check_gds(const GdsInputs& o) {
   r.notes = std::move(out.notes);
   r.text_facts = std::move(out.text_facts);
   if (mode)
-    r.text_facts.insert(r.text_facts.begin(), {"mode", o.mode + " (I/O size " + format_bytes(*io) + ")"});
+    r.text_facts.insert(r.text_facts.begin(), {"mode", o.mode + " (I/O size " + format_bytes(io) + ")"});
   return r;
 }
 
