@@ -120,4 +120,35 @@ class PyxisCache {
   Trust trust_;
 };
 
+// ------------------------------- `trainimg cache …` (builder/cache_report.cc)
+// Text (sizes in KiB/MiB/GiB with one decimal, times in UTC ISO 8601) or
+// JSON: trainimg.cache/v1, trainimg.pyxis-cache/v1,
+// trainimg.pyxis-cache-verify/v1. Each throws what the cache throws.
+
+/// The registry blob cache at `dir` (empty: the default), least recently used first.
+void blob_cache_ls(const std::string& dir, bool json, std::ostream& out);
+/// Prunes the blob cache at `dir` and says what it removed and kept.
+void blob_cache_prune(const std::string& dir, std::optional<uint64_t> max_size,
+                      std::optional<int64_t> older_than_s, std::ostream& out);
+void pyxis_cache_ls(const PyxisCache& cache, bool json, std::ostream& out);
+void pyxis_cache_prune(const PyxisCache& cache, std::optional<uint64_t> max_size,
+                       std::optional<int64_t> older_than_s, std::ostream& out);
+/// Every entry against its sidecar's SHA-256; returns whether all matched.
+bool pyxis_cache_verify(const PyxisCache& cache, bool json, std::ostream& out);
+
+/// One `trainimg cache` subcommand, as its flags gave it.
+struct CacheCommand {
+  enum Op { Ls, Prune, Warm, Verify } op = Ls;
+  std::string dir;    ///< --cache: the blob cache (empty: the default)
+  std::string pyxis;  ///< --pyxis-cache (empty: the blob cache; warm/verify: TRAINIMG_PYXIS_CACHE)
+  std::string uri;    ///< warm's URI
+  std::string max_size, older_than;  ///< prune's limits, as typed ("50G", "7d")
+  bool json = false;
+};
+/// Runs it (trust from TRAINIMG_PYXIS_CACHE_TRUST); warm reports progress on
+/// `err`. Returns the exit code: 0, or 1 when verify found a bad entry.
+/// Throws Error for a bad size or duration, prune without a limit, no
+/// Pyxis cache for warm/verify, or what the cache throws.
+int run_cache_command(const CacheCommand& c, std::ostream& out, std::ostream& err);
+
 }  // namespace trainimg::builder

@@ -5,10 +5,12 @@
 // are run (srun, sinfo, scontrol from PATH); SLURM_CONF is passed through.
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <vector>
 
 #include "inspect/host.h"
+#include "recipes/policy/policy.h"
 
 namespace trainimg::builder {
 
@@ -51,5 +53,52 @@ DrainOutcome drain_node(const std::string& node, const std::string& reason);
 /// `scontrol update NodeName=NODE State=RESUME` when the node is drained
 /// with a reason starting "trainimg:"; returns whether it resumed it.
 bool resume_node(const std::string& node);
+
+// ------------------------------------------------ this node (builder/node.cc)
+
+/// This node's profile: replayed from the bundle directory `from` when given;
+/// else from TRAINIMG_HOST_BUNDLE_DIR/$SLURMD_NODENAME when that variable is
+/// set (tests, a site replaying a fleet's bundles); else the live probes.
+/// Throws Error for a missing bundle or a timeout that is not positive.
+host::HostProfile capture_node(const std::string& from, double timeout_s);
+/// The live probes, never a replay (`host bundle`). Throws as capture_node.
+host::HostProfile capture_live(double timeout_s);
+/// `host check`: the profile `file` (empty: this node, capture_node) judged
+/// against `e` and the reference profile `reference` (empty: none); the
+/// report before policy. Throws Error for an unreadable profile.
+Report check_node(const std::string& file, const host::Expectations& e, const std::string& reference,
+                  double timeout_s);
+/// "trainimg: captured N probes on HOST: M ok[, K not answered: ids]\n".
+std::string capture_summary(const host::HostProfile& p);
+
+struct NodeGateOptions {
+  host::Expectations expect;
+  double timeout_s = 10;  ///< per probe, at most 2 s in the gate
+  bool drain = false;     ///< drain on an error, resume when clean (only a trainimg drain)
+};
+/// The Slurm node gate (`host check --live --slurm [--drain]`, docs/slurm.md):
+/// the boot capture (TRAINIMG_HOST_PROFILE, default /run/trainimg/host.json)
+/// with the fast probes re-run when it is of this boot and kernel, else the
+/// fast probes alone (a note on `err` says why); the host rules and the
+/// config; one `trainimg: RULE: MESSAGE` line per error on `err`. Returns
+/// whether the node is clean.
+bool run_node_gate(const NodeGateOptions& o, const policy::Policy& pol, std::ostream& err);
+
+/// This binary's absolute path (/proc/self/exe): srun runs the same file on
+/// every node (a shared file system). Throws Error when it cannot be read.
+std::string self_path();
+
+/// fleet check's nodes: DIR/*.json (NODE.json each, sorted), or every node
+/// of the partition / hostlist captured through srun (gather_profiles).
+struct FleetInputs {
+  std::string partition, nodes, profiles;
+  double timeout_s = 60;
+  bool drain = false;  ///< only checked against --profiles here
+};
+/// Throws Error for a combination that cannot be (naming the flag), an
+/// unreadable directory or profile, or a Slurm command that fails.
+std::vector<host::FleetNode> gather_fleet(const FleetInputs& in);
+/// DIR/*.json, each a node named by its file; throws Error for no profile.
+std::vector<host::FleetNode> read_fleet_profiles(const std::string& dir);
 
 }  // namespace trainimg::builder

@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "builder/builder.h"
-#include "builder/publish.h"
 #include "cmd/command.h"
+#include "common/error.h"
 #include "common/report.h"
 
 namespace trainimg::cmd {
@@ -44,12 +44,8 @@ void setup_build(CLI::App& sub, Runner& run) {
                     : *progress == "none" ? builder::ProgressMode::None
                                           : builder::ProgressMode::Text;
     opt->color = *progress != "json" && want_color(STDOUT_FILENO);
-    try {
-      return builder::run_build(*opt, std::cout, std::cerr);
-    } catch (const builder::Interrupted& e) {
-      std::cerr << "\n" << render_diagnostic(e.diagnostic(), want_color(STDERR_FILENO));
-      return 128 + e.signal_number();
-    }
+    // Interrupted: cmd::run_guarded says so and exits 128+N.
+    return builder::run_build(*opt, std::cout, std::cerr);
   };
 }
 

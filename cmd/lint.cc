@@ -1,156 +1,38 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// trainimg lint FILE|DIR... [--format text|json|sarif|junit] [--fail-on error|warning|never]
-//                           [--expect efa-installer=VERSION] [--ngc-base PREFIX]... [--context DIR]...
-//                           [--config FILE|--no-config] [--baseline FILE|--write-baseline FILE]
-//                           [--show-suppressed]
-// Dockerfiles ("-" = standard input) are parsed and linted; *.yaml/*.yml
-// recipes are validated, rendered and linted with positions in the recipe.
-// Every input named on the command line is read and checked before anything
-// is printed, so a malformed one (exit 2) leaves no partial report; a file
-// found by walking a directory that is refused is reported on stderr (exit 2)
-// while the others are still linted and reported. A structured report (JSON,
-// SARIF, JUnit) is always printed, for the CI that reads it: every refused
-// input is in it as an error finding of `dockerfile-syntax` (exit 2 still).
+// trainimg lint FILE|DIR... [--expect efa-installer=VERSION] [--ngc-base PREFIX]... [--context DIR]...
+//   [--format …] [--fail-on …] [-o REPORT] [policy flags]: recipes::lint_inputs, then the report path.
+// A refused input stops all (exit 2, nothing printed) unless found by walking a directory or the report
+// is structured (an error finding of dockerfile-syntax); exit 2 still, its error on stderr.
 #include "recipes/lint.h"
 
 #include <unistd.h>
 
-#include <filesystem>
 #include <iostream>
-#include <map>
-#include <memory>
 
 #include "cmd/command.h"
-#include "common/error.h"
-#include "common/report.h"
-#include "common/source_file.h"
-#include "recipes/recipe.h"
 
 namespace trainimg::cmd {
+
 namespace {
 
 struct LintFlags {
-  std::vector<std::string> files;
-  std::string format = "text";
-  std::string fail_on;  // empty: the config's, else error
-  std::vector<std::string> expect;
-  std::vector<std::string> ngc_bases;
-  std::vector<std::string> contexts;
+  std::vector<std::string> files, expect, ngc_bases, contexts;
 };
 
-bool is_recipe(const std::string& path) {
-  auto ends = [&](const std::string& s) {
-    return path.size() > s.size() && path.compare(path.size() - s.size(), s.size(), s) == 0;
-  };
-  return ends(".yaml") || ends(".yml");
-}
-
-// One input: a path named on the command line, or a file found by walking a
-// directory named there (`walked`: a refusal does not stop the others).
-struct Input {
-  std::string path;
-  bool walked = false;
-};
-
-std::vector<Input> expand_inputs(const std::vector<std::string>& args) {
-  std::vector<Input> out;
-  for (const auto& a : args) {
-    std::error_code ec;
-    if (a != "-" && std::filesystem::is_directory(a, ec)) {
-      for (auto& p : recipes::dockerfiles_under(a)) out.push_back({std::move(p), true});
-    } else {
-      out.push_back({a, false});
-    }
-  }
-  return out;
-}
-
-int run_lint(const LintFlags& fl, const PolicyFlags& pf) {
-  Format format = parse_format(fl.format);
-  policy::Policy pol = load_policy(pf);
-  FailOn fail_on = resolve_fail_on(fl.fail_on, pol);
-  recipes::LintOptions opt;
-  // The config's values first, so that the flags win. Only efa-installer
-  // concerns a Dockerfile; the other `expect:` keys are inspect's.
-  for (const auto& [k, v] : pol.expect)
-    if (k == "efa-installer") recipes::apply_expect(opt, k + "=" + v);
-  for (const auto& e : fl.expect) recipes::apply_expect(opt, e);
-
-  Report report;
-  report.kind = "lint";
-  report.rules = recipes::lint_rules();
-  std::vector<std::unique_ptr<SourceFile>> sources;
-  std::map<std::string, const SourceFile*> by_name;
-  opt.ngc_bases = fl.ngc_bases.empty() ? pol.ngc_bases : fl.ngc_bases;
-  opt.contexts = fl.contexts;
-  bool structured = format != Format::Text;
-  bool any_recipe = false;
-  std::vector<Diagnostic> refused;   // files of a walked directory that are not Dockerfiles
-  std::vector<Suppressed> excluded;  // inputs the config's exclude-paths names: not even read
-  for (const auto& [path, walked] : expand_inputs(fl.files)) {
-    std::vector<Diagnostic> found;
-    bool skip = false;
-    for (const auto& [pattern, at] : pol.exclude_paths)
-      if (!skip && path != "-" && policy::path_matches(pattern, path, pol.root)) {
-        Diagnostic d;
-        d.severity = Severity::Info;
-        d.file = path;
-        d.message = "not linted";
-        excluded.push_back({std::move(d), "exclude-paths", "matches " + pattern, at.location()});
-        skip = true;
-      }
-    if (skip) continue;
-    try {
-      if (path != "-" && !walked && is_recipe(path)) {
-        any_recipe = true;
-        found = recipes::lint_recipe_file(path, opt);
-        sources.push_back(std::make_unique<SourceFile>(SourceFile::read(path)));
-      } else {
-        auto src = std::make_unique<SourceFile>(SourceFile::read(path));
-        recipes::LintedFile linted = recipes::lint_dockerfile_file(*src, opt);
-        found = std::move(linted.findings);
-        for (const auto& n : linted.notes) report.notes.push_back(n.location() + ": " + n.message);
-        sources.push_back(std::move(src));
-      }
-    } catch (const Error& e) {
-      if (!walked && !structured) throw;
-      refused.push_back(e.diagnostic());
-      continue;
-    }
-    by_name[sources.back()->name()] = sources.back().get();
-    report.inputs.push_back(sources.back()->name());
-    report.findings.insert(report.findings.end(), found.begin(), found.end());
-  }
-  if (any_recipe) {
-    const auto& extra = recipes::recipe_rules();
-    report.rules.insert(report.rules.end(), extra.begin(), extra.end());
-  }
-  bool wrote_baseline = apply_policy_flags(report, pf, pol, &by_name);
-  report.suppressed.insert(report.suppressed.begin(), excluded.begin(), excluded.end());
-  if (structured && !refused.empty()) {
+int run_lint(const LintFlags& fl, const ReportFlags& rf) {
+  bool structured = rf.format != "text";
+  recipes::LintRun lint;
+  int rc = run_check(rf, [&](const policy::Policy& pol) {
+    recipes::lint_inputs(lint, fl.files, recipes::lint_options(pol, fl.expect, fl.ngc_bases, fl.contexts),
+                         pol, structured);
+    auto out = std::make_unique<Checked>(std::move(lint.report));
+    out->sources = &lint.by_name;
     // After the policy: a refusal is never suppressed or baselined.
-    const RuleInfo& syntax = recipes::dockerfile_syntax_rule();
-    report.rules.push_back(syntax);
-    for (Diagnostic d : refused) {
-      d.rule_id = syntax.id;
-      d.severity = Severity::Error;
-      d.seed = syntax.seed;
-      if (d.hint.empty()) d.hint = syntax.fix;
-      report.findings.push_back(std::move(d));
-    }
-  } else {
-    for (const auto& d : refused)
-      report.notes.push_back(d.location() +
-                             ": refused (not a Dockerfile that trainimg can parse): " + d.message);
-  }
-  TextOptions topt;
-  topt.color = want_color(STDOUT_FILENO);
-  topt.sources = &by_name;
-  std::cout << render(report, format, topt);
-  std::cout.flush();
-  for (const auto& d : refused) std::cerr << render_diagnostic(d, want_color(STDERR_FILENO));
-  if (!refused.empty()) return kExitUsage;
-  return wrote_baseline ? static_cast<int>(kExitOk) : exit_code(report, fail_on);
+    out->after_policy = [&lint, structured](Report& r) { recipes::add_refusals(r, lint, structured); };
+    return out;
+  });
+  for (const auto& d : lint.refused) std::cerr << render_diagnostic(d, want_color(STDERR_FILENO));
+  return lint.refused.empty() ? rc : int(kExitUsage);
 }
 
 }  // namespace
@@ -174,12 +56,6 @@ void setup_lint(CLI::App& sub, Runner& run) {
       ->allow_extra_args(false)
       ->type_size(1)
       ->expected(1, 1);
-  sub.add_option("--format", fl->format, "text, json (schema trainimg.lint/v1), sarif (2.1.0) or junit")
-      ->check(CLI::IsMember({"text", "json", "sarif", "junit"}));
-  sub.add_option(
-         "--fail-on", fl->fail_on,
-         "exit 1 when a finding is at or above: error (default, or the config's fail-on), warning, never")
-      ->check(CLI::IsMember({"error", "warning", "never"}));
   // One value per --expect, so `--expect efa-installer=1.50.0 Dockerfile` leaves the file positional.
   sub.add_option(
          "--expect", fl->expect,
@@ -187,14 +63,16 @@ void setup_lint(CLI::App& sub, Runner& run) {
       ->allow_extra_args(false)
       ->type_size(1)
       ->expected(1, 1);
-  auto pf = std::make_shared<PolicyFlags>();
-  add_policy_flags(sub, pf);
+  auto rf = std::make_shared<ReportFlags>();
+  ReportFlagSet set;
+  set.formats = "text, json (schema trainimg.lint/v1), sarif (2.1.0) or junit";
+  add_report_flags(sub, rf, set);
   sub.footer(
       "Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 usage or unreadable/malformed input\n"
       "(in a walked directory: the other files are still linted and reported).\n"
       "Suppress one finding with '# trainimg: ignore=RULE-ID[,RULE-ID]' on the line before the instruction;\n"
       "rules, severities, paths and dated ignores for a whole repository: .trainimg.yaml (docs/policy.md).");
-  run = [fl, pf] { return run_lint(*fl, *pf); };
+  run = [fl, rf] { return run_lint(*fl, *rf); };
 }
 
 }  // namespace trainimg::cmd

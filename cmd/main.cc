@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// trainimg: the command table, flag parsing, and the one place where a
-// stopping Error becomes a rendered message and exit code 2.
-#include <unistd.h>
-
+// trainimg: the command table, flag parsing and help; cmd::run_guarded
+// (cmd/cli) turns a stopping Error into a rendered message and exit code 2.
 #include <CLI/CLI.hpp>
 #include <iostream>
-#include <map>
 #include <string>
 
 #include "cmd/command.h"
-#include "common/error.h"
-#include "common/report.h"
 #include "common/version_info.h"
 
 namespace trainimg::cmd {
@@ -49,11 +44,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("trainimg ") + TRAINIMG_VERSION);
   app.require_subcommand(0, 1);
   app.fallthrough(false);
-  std::map<CLI::App*, cmd::Runner> runners;
-  for (const auto& c : cmd::kCommands) {
-    CLI::App* sub = app.add_subcommand(c.name, c.summary);
-    c.setup(*sub, runners[sub]);
-  }
+  cmd::Runner chosen = cmd::add_commands(app, cmd::kCommands, false);
   CLI::App* help = app.add_subcommand("help", "Show this help, or a subcommand's: trainimg help SUBCOMMAND");
   std::string help_topic;
   help->add_option("subcommand", help_topic, "Subcommand to describe");
@@ -80,19 +71,5 @@ int main(int argc, char** argv) {
     std::cout << app.get_formatter()->make_help(&app, "trainimg", CLI::AppFormatMode::Normal);
     return help->parsed() ? kExitOk : kExitUsage;
   }
-  CLI::App* sub = app.get_subcommands().front();
-  try {
-    auto& run = runners[sub];
-    if (!run) {
-      std::cerr << sub->help();
-      return kExitUsage;
-    }
-    return run();
-  } catch (const Error& e) {
-    std::cerr << render_diagnostic(e.diagnostic(), want_color(STDERR_FILENO));
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "trainimg: error: " << e.what() << "\n";
-    return kExitUsage;
-  }
+  return cmd::run_guarded(chosen);
 }

@@ -21,7 +21,8 @@ void setup_render(CLI::App& sub, Runner& run) {
   auto output = std::make_shared<std::string>("-");
   auto sets = std::make_shared<std::vector<std::string>>();
   sub.add_option("recipe", *recipe, "Recipe YAML (docs/recipes.md)")->required();
-  sub.add_option("-o,--output", *output, "Write the Dockerfile to this file (atomically) instead of standard output");
+  sub.add_option("-o,--output", *output,
+                 "Write the Dockerfile to this file (atomically) instead of standard output");
   sub.add_option("--set", *sets, "Override a recipe key, e.g. --set efa.installer=1.49.0 (repeatable)")
       ->allow_extra_args(false)
       ->take_all();

@@ -5,8 +5,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cmd/cli/rule_catalogue.h"
 #include "cmd/command.h"
-#include "cmd/rule_catalogue.h"
 #include "common/report.h"
 
 namespace trainimg::cmd {

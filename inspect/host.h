@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "common/diagnostic.h"
+#include "common/report.h"
 
 namespace trainimg::host {
 
@@ -278,6 +279,11 @@ struct HostCheckResult {
 /// Runs every profile rule.
 HostCheckResult check_host(const HostProfile& p, const Expectations& e, const HostProfile* baseline,
                            const std::string& file, const std::string& baseline_file = {});
+/// `host check`'s report before policy (kind "host"): check_host's findings
+/// and notes, the profile's facts (text rows and JSON), the inputs `where`
+/// and, with a reference profile, `baseline_file`.
+Report host_check_report(const HostProfile& p, const Expectations& e, const HostProfile* baseline,
+                         const std::string& where, const std::string& baseline_file = {});
 
 // ------------------------------------------------------------------- fleet
 // `trainimg fleet check` (issue 12): every node's profile judged with the
@@ -354,6 +360,9 @@ struct FleetDiff {
 FleetDiff diff_profiles(const std::vector<std::pair<std::string, HostProfile>>& profiles);
 /// A fixed-width table: "fact  node1  node2 …", one row per differing fact.
 std::string render_fleet_table(const FleetDiff& d);
+/// `host diff`'s output: the table and a summary line, or with `json` the
+/// trainimg.host-diff/v1 document of `inputs` (the files, in order).
+std::string render_host_diff(const FleetDiff& d, const std::vector<std::string>& inputs, bool json);
 
 // ----------------------------------------------------------- file checkers
 // NCCL_DEBUG=INFO logs (seeds 000, 002), nccl-tests
@@ -413,6 +422,14 @@ struct CheckOutput {
 };
 CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std::string& file,
                            std::optional<int> expect_nics);
+/// `trainimg check nccl-log FILE` ('-' = stdin): reads, parses and checks
+/// it; the report of kind "nccl-log" before policy. Throws Error for an
+/// unreadable file.
+Report nccl_log_report(const std::string& file, std::optional<int> expect_nics);
+/// `trainimg check nccl-tests FILE`: the report of kind "nccl-tests" before
+/// policy. Throws Error for a negative baseline, a ratio outside (0, 1], or
+/// a file that cannot be nccl-tests output.
+Report nccl_tests_report(const std::string& file, std::optional<double> baseline_busbw, double min_ratio);
 
 // -------------------------------------------------------------- nccl-tests
 struct NcclTestsRow {
@@ -478,9 +495,23 @@ void check_lnet_counters(const std::vector<LnetNi>& before, const std::vector<Ln
                          const std::string& after_file, std::optional<int> expect_efas, bool expect_traffic,
                          CheckOutput& out);
 
+/// `trainimg gds check`'s inputs (seed 004): saved outputs, or `live`.
+struct GdsInputs {
+  bool live = false;  ///< run gdscheck -p, read nvidia-fs stats, run lnetctl here
+  std::string gdscheck, stats_before, stats_after, mode, lnet, lnet_before, lnet_after;
+  int expect_efas = 0;  ///< 0: not checked
+  std::string min_nvidia_fs = std::string(kDefaultMinNvidiaFs);
+  std::string io_size = "1M";
+  double timeout = 60;  ///< seconds per live command
+};
+/// Checks the combination (throws Error naming the flag: nothing to check,
+/// a half pair, --live with a file, a bad --io-size or --mode), reads the
+/// files or runs the live probes (an absent tool is a finding), and judges
+/// them: the report of kind "gds" before policy. The nvidia-fs version
+/// judged is the live stats', else --stats-after's, else gdscheck's.
+Report check_gds(const GdsInputs& in);
+
 /// Formats a byte count as the seeds do: "10 GiB", "1 MiB", "1536 KiB".
 std::string format_bytes(long long bytes);
-/// Parses "1M", "10G", "4096", "1MiB"; nullopt otherwise.
-std::optional<long long> parse_size(std::string_view s);
 
 }  // namespace trainimg::host

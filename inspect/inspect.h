@@ -356,8 +356,6 @@ class BlobCache {
   std::optional<Trust> trust_;
 };
 
-/// "50G", "512M", "1024" -> bytes (K/M/G/T, powers of 1024); nullopt when malformed.
-std::optional<uint64_t> parse_byte_size(const std::string& s);
 /// "7d", "12h", "30m", "45s" -> seconds; nullopt when malformed.
 std::optional<int64_t> parse_duration(const std::string& s);
 

@@ -4,13 +4,20 @@
 // recipes/rules/all_rules.cc.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/diagnostic.h"
+#include "common/report.h"
 #include "common/source_file.h"
 #include "recipes/dockerfile.h"
+
+namespace trainimg::policy {
+struct Policy;
+}  // namespace trainimg::policy
 
 namespace trainimg::recipes {
 
@@ -83,5 +90,33 @@ const RuleInfo& dockerfile_syntax_rule();
 /// expect_efa_installer. Throws trainimg::Error for an unknown key or a value
 /// that is not a version.
 void apply_expect(LintOptions& opt, const std::string& key_value);
+
+// --------------------------------------- `trainimg lint FILE|DIR...` (lint_inputs.cc)
+
+/// The config's `expect: efa-installer` and `ngc-bases`, then the flags
+/// (which win). Throws Error for a bad expect value.
+LintOptions lint_options(const policy::Policy& pol, const std::vector<std::string>& expect,
+                         const std::vector<std::string>& ngc_bases, const std::vector<std::string>& contexts);
+
+/// What lint read and found, before policy. Owns the sources `by_name`
+/// points into (carets, baseline fingerprints).
+struct LintRun {
+  Report report;  ///< kind "lint": the inputs linted, their findings and notes
+  std::vector<std::unique_ptr<SourceFile>> sources;
+  std::map<std::string, const SourceFile*> by_name;
+  std::vector<Diagnostic> refused;   ///< inputs that are not Dockerfiles trainimg can parse
+  std::vector<Suppressed> excluded;  ///< inputs the config's exclude-paths names: not even read
+};
+/// Lints every argument ('-' = standard input; a directory is walked with
+/// dockerfiles_under; *.yaml/*.yml named on the command line are recipes)
+/// into `run`, skipping what `pol`'s exclude-paths names. A refused file
+/// found by walking is kept in `run.refused`; one named on the command line
+/// is too with `keep_refusals` (a structured report), else its Error is
+/// thrown.
+void lint_inputs(LintRun& run, const std::vector<std::string>& args, const LintOptions& opt,
+                 const policy::Policy& pol, bool keep_refusals);
+/// After the policy: the excluded inputs as suppressed findings, and each
+/// refusal as an error finding of dockerfile-syntax (`as_findings`) or a note.
+void add_refusals(Report& r, const LintRun& run, bool as_findings);
 
 }  // namespace trainimg::recipes

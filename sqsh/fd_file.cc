@@ -16,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -385,6 +386,13 @@ FilePtr make_fd_file(int fd, bool read_only, bool own) {
 
 int fd_file_errno(const sqfs_file_t* f) {
   return self(f)->last_errno;
+}
+
+std::string rc_message(int rc, std::string_view action, const sqfs_file_t* f) {
+  std::string msg = std::string(action) + ": " + std::string(error_text(rc));
+  if (int e = rc == SQFS_ERROR_IO && f ? fd_file_errno(f) : 0; e != 0)
+    msg += std::string(" (") + std::strerror(e) + ")";
+  return msg;
 }
 
 int fd_file_flush(sqfs_file_t* base) {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 #include "sqsh/handles.h"
 
@@ -37,6 +39,10 @@ void fd_file_hold_writes(sqfs_file_t* f, bool hold);
 
 /// errno of the last failed read/write/truncate on a file made above (0 if none).
 int fd_file_errno(const sqfs_file_t* f);
+
+/// "ACTION: TEXT" for a libsquashfs code, plus the errno of `f` (which may be
+/// null) for an I/O error: the message both the reader and the writer throw.
+std::string rc_message(int rc, std::string_view action, const sqfs_file_t* f);
 
 /// Reads bytes [lo, hi) of a read-only file made above into memory once, so
 /// later reads inside that range cost no system call (the meta data tables,

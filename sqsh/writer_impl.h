@@ -124,13 +124,7 @@ struct Writer::Impl {
     }
   }
   void check_rc(int rc, const std::string& action) const {
-    if (rc >= 0) return;
-    std::string msg = action + ": " + std::string(error_text(rc));
-    if (rc == SQFS_ERROR_IO && file) {
-      int e = fd_file_errno(file.get());
-      if (e != 0) msg += std::string(" (") + std::strerror(e) + ")";
-    }
-    fail(msg);
+    if (rc < 0) fail(rc_message(rc, action, file.get()));
   }
 
   void setup(int fd);

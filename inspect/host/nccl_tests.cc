@@ -187,21 +187,4 @@ std::string format_bytes(long long b) {
   return std::to_string(b) + " " + units[u];
 }
 
-std::optional<long long> parse_size(std::string_view s) {
-  s = trim(s);
-  size_t i = 0;
-  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
-  auto num = to_int(s.substr(0, i));
-  if (!num) return std::nullopt;
-  std::string_view unit = s.substr(i);
-  long long mul = 1;
-  if (unit.empty() || unit == "B") mul = 1;
-  else if (unit == "K" || unit == "k" || unit == "KiB") mul = 1LL << 10;
-  else if (unit == "M" || unit == "m" || unit == "MiB") mul = 1LL << 20;
-  else if (unit == "G" || unit == "g" || unit == "GiB") mul = 1LL << 30;
-  else return std::nullopt;
-  if (*num > std::numeric_limits<long long>::max() / mul) return std::nullopt;  // no size a long long holds
-  return *num * mul;
-}
-
 }  // namespace trainimg::host

@@ -253,21 +253,6 @@ PruneResult BlobCache::prune(std::optional<uint64_t> max_size, std::optional<int
   return r;
 }
 
-std::optional<uint64_t> parse_byte_size(const std::string& s) {
-  if (s.empty()) return std::nullopt;
-  std::string digits = s;
-  uint64_t mult = 1;
-  char last = static_cast<char>(std::toupper(static_cast<unsigned char>(s.back())));
-  const std::string units = "KMGT";
-  if (auto u = units.find(last); u != std::string::npos) {
-    mult = uint64_t(1) << (10 * (u + 1));
-    digits.pop_back();
-  }
-  if (digits.empty() || digits.size() > 12 || digits.find_first_not_of("0123456789") != std::string::npos)
-    return std::nullopt;
-  return std::stoull(digits) * mult;
-}
-
 std::optional<int64_t> parse_duration(const std::string& s) {
   if (s.size() < 2) return std::nullopt;
   int64_t mult = 0;

@@ -2,6 +2,7 @@
 // The host output parsers (inspect/host/parsers.h, and the checkers of inspect/host.h): the first
 // byte picks the parser, the rest is the tool's output. The checks that
 // follow a parser run on what it returned.
+#include "common/units.h"
 #include "inspect/host/parsers.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -55,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         check_gdscheck(g, t, file, "2.17", out);
         break;
       }
-      case 17: parse_size(t); break;
+      case 17: parse_byte_size(t); break;
       case 18: parse_gds_mode(t); break;
       default: first_line(t); break;
     }

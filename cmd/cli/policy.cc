@@ -1,28 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The policy flags every checking command shares, over recipes/policy/.
+// The policy flags every checking command shares (add_report_flags), over recipes/policy/.
 #include <filesystem>
 #include <iostream>
 
-#include "cmd/command.h"
-#include "cmd/rule_catalogue.h"
+#include "cmd/cli/cli.h"
+#include "cmd/cli/rule_catalogue.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 
 namespace trainimg::cmd {
-
-void add_policy_flags(CLI::App& sub, const std::shared_ptr<PolicyFlags>& f, bool baseline_flag) {
-  sub.add_option(
-      "--config", f->config,
-      "Policy file (docs/policy.md); default: the nearest .trainimg.yaml in this directory or a parent, "
-      "up to the repository root");
-  sub.add_flag("--no-config", f->no_config, "Use no policy file");
-  if (baseline_flag)
-    sub.add_option("--baseline", f->baseline,
-                   "Accepted findings (trainimg.baseline/v1): report and fail only on new ones");
-  sub.add_option("--write-baseline", f->write_baseline,
-                 "Record today's findings as a trainimg.baseline/v1 file and exit 0");
-  sub.add_flag("--show-suppressed", f->show_suppressed, "List the findings policy hid, and why");
-}
 
 policy::Policy load_policy(const PolicyFlags& f) {
   if (f.no_config && !f.config.empty())

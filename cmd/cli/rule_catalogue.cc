@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "cmd/rule_catalogue.h"
+#include "cmd/cli/rule_catalogue.h"
 
 #include "inspect/host.h"
 #include "inspect/inspect.h"

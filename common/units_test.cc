@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "common/units.h"
+
+#include <gtest/gtest.h>
+
+namespace trainimg {
+namespace {
+
+TEST(ParseByteSize, TakesWhatTheFlagsAndTheSeedsWrite) {
+  EXPECT_EQ(parse_byte_size("1024"), 1024u);
+  EXPECT_EQ(parse_byte_size("128K"), 131072u);
+  EXPECT_EQ(parse_byte_size("1M"), 1048576u);
+  EXPECT_EQ(parse_byte_size("512m"), uint64_t(512) << 20);
+  EXPECT_EQ(parse_byte_size("50G"), uint64_t(50) << 30);
+  EXPECT_EQ(parse_byte_size("2T"), uint64_t(2) << 40);
+  EXPECT_EQ(parse_byte_size("1MiB"), 1048576u);
+  EXPECT_EQ(parse_byte_size(" 8B "), 8u);
+  EXPECT_EQ(parse_byte_size("8589934591G"), 9223372035781033984u);
+}
+
+TEST(ParseByteSize, RefusesFractionsSignsOtherUnitsAndOverflow) {
+  for (const char* bad : {"", "G", "1.5M", "-1", "+1", "5X", "1MB2", "1 M B", "1KiBs"})
+    EXPECT_EQ(parse_byte_size(bad), std::nullopt) << bad;
+  // Found by fuzz_host (UBSan: signed overflow in the multiplication).
+  EXPECT_EQ(parse_byte_size("9999999999999999m"), std::nullopt);
+  EXPECT_EQ(parse_byte_size("99999999999999999999"), std::nullopt);
+  EXPECT_EQ(parse_byte_size("8589934592G"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace trainimg
