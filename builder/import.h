@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/report.h"
+#include "inspect/inspect.h"
 #include "sqsh/sqsh.h"
 
 namespace trainimg::builder {
@@ -54,6 +55,8 @@ struct ImportOptions {
   /// Write OUT.sqsh.index for later imports to reuse (layered sources whose
   /// layers are content-addressed).
   bool write_index = true;
+  /// How a docker:// source is fetched (platform, blob cache, connections).
+  inspect::SourceOptions sources;
 };
 
 /// One progress event (phase "resolve", "merge", "data", "finish", "verify",

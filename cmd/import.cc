@@ -72,7 +72,7 @@ void setup_import(CLI::App& sub, Runner& run) {
   auto sf = std::make_shared<SourceFlags>();
   add_source_flags(sub, sf);
   run = [f, sf] {
-    apply_source_flags(*sf);
+    f->o.sources = source_options(*sf);
     return run_import(*f);
   };
 }

@@ -30,7 +30,7 @@ void setup_inspect(CLI::App& sub, Runner& run) {
   auto sf = std::make_shared<SourceFlags>();
   add_source_flags(sub, sf);
   run = [f, sf, rf] {
-    apply_source_flags(*sf);
+    const inspect::SourceOptions so = source_options(*sf);
     return run_check(*rf, [&](const policy::Policy& pol) {
       // The config's `expect:`, then --host, then --expect: the flags win.
       inspect::Expectations e;
@@ -43,7 +43,7 @@ void setup_inspect(CLI::App& sub, Runner& run) {
       if (!f->host.empty())
         e = inspect::merge(e, inspect::expectations_from_host(host::read_profile(f->host), f->host));
       if (!f->expect.empty()) e = inspect::merge(e, inspect::parse_expect(f->expect));
-      return std::make_unique<Checked>(inspect::inspect_image(f->source, e));
+      return std::make_unique<Checked>(inspect::inspect_image(f->source, e, so));
     });
   };
 }

@@ -19,8 +19,8 @@ Report make_report(const facts::ImageFacts& f, const Expectations& e) {
   return r;
 }
 
-Report inspect_image(const std::string& uri, const Expectations& e) {
-  auto src = open_source(uri);
+Report inspect_image(const std::string& uri, const Expectations& e, const SourceOptions& opt) {
+  auto src = open_source(uri, opt);
   facts::ImageFacts f = facts::gather_facts(*src);
   if (f.reference.empty()) f.reference = uri;
   return make_report(f, e);

@@ -175,10 +175,24 @@ class ImageSource {
   virtual void on_transfer(TransferFn fn) { (void)fn; }
 };
 
+/// How registry sources (`docker://REFERENCE`) fetch: passed to
+/// open_source() (cmd/ fills it from --platform, --cache, …); the
+/// environment fills what is left empty (with_defaults()).
+struct SourceOptions {
+  std::string cache_dir;  ///< blob cache (default: registry::default_cache_dir())
+  bool no_cache = false;  ///< write nothing to any cache (blobs in unnamed temporary files)
+  std::string platform;   ///< os/arch[/variant] from an index; empty: TRAINIMG_PLATFORM, else the host's
+  unsigned max_connections = 0;  ///< blobs in flight; 0: ENROOT_MAX_CONNECTIONS, else 10
+};
+/// `o` with the defaults filled in: the blob cache directory,
+/// TRAINIMG_PLATFORM else the host's platform, ENROOT_MAX_CONNECTIONS else 10.
+SourceOptions with_defaults(SourceOptions o);
+
 /// Opens "docker-archive:PATH", "oci:DIR[:TAG]", "dockerd://IMAGE[:TAG]",
 /// "sqsh:PATH", "dir:PATH", or a bare path (probed: squashfs magic, tar with
-/// manifest.json, OCI layout dir, plain dir). Throws Error for unknown kinds.
-std::unique_ptr<ImageSource> open_source(const std::string& uri);
+/// manifest.json, OCI layout dir, plain dir), or "docker://REFERENCE"
+/// (fetched as `opt` says). Throws Error for unknown kinds.
+std::unique_ptr<ImageSource> open_source(const std::string& uri, const SourceOptions& opt = {});
 
 /// "/a/./b/../c" -> "/a/c"; never above "/". Used for tar names too.
 std::string normalize_path(const std::string& p);
@@ -228,25 +242,13 @@ struct ParsedConfig {
 ParsedConfig parse_image_config(const nlohmann::json& j, const std::string& file, const std::string& what);
 
 // ------------------------------------------------------ registry and digests
-/// How registry sources (`docker://REFERENCE`) fetch; set once by the
-/// command line (cmd/), read when a registry source is opened. The
-/// environment fills the defaults.
-struct SourceOptions {
-  std::string cache_dir;  ///< blob cache (default: registry::default_cache_dir())
-  bool no_cache = false;  ///< write nothing to any cache (blobs in unnamed temporary files)
-  std::string platform;   ///< os/arch[/variant] from an index; empty: TRAINIMG_PLATFORM, else the host's
-  unsigned max_connections = 0;  ///< blobs in flight; 0: ENROOT_MAX_CONNECTIONS, else 10
-};
-void set_source_options(const SourceOptions& o);
-/// The options in force, with the environment's defaults filled in.
-SourceOptions source_options();
 
 /// The digest of the image manifest `ref` (what follows "docker://") names
 /// for the platform in force (through a manifest list / OCI index),
 /// fetching manifests only: no config, no layer. Pinned and cached
 /// manifests are read offline. Throws trainimg::Error naming the registry,
 /// the repository, and the HTTP status or the digest.
-std::string resolve_registry_digest(const std::string& ref);
+std::string resolve_registry_digest(const std::string& ref, const SourceOptions& opt = {});
 
 /// "sha256:<hex>" of `data`.
 std::string sha256_digest(std::string_view data);
@@ -501,7 +503,7 @@ std::vector<std::pair<std::string, std::string>> facts_rows(const facts::ImageFa
 
 /// Opens `uri`, gathers the facts, runs the rules: the whole report.
 /// Throws trainimg::Error for unreadable or hostile input.
-Report inspect_image(const std::string& uri, const Expectations& e);
+Report inspect_image(const std::string& uri, const Expectations& e, const SourceOptions& opt = {});
 /// The report for facts already gathered.
 Report make_report(const facts::ImageFacts& f, const Expectations& e);
 

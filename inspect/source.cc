@@ -21,21 +21,27 @@
 namespace trainimg::inspect {
 namespace {
 
-using Opener = std::unique_ptr<ImageSource> (*)(const std::string& rest);
+using Opener = std::unique_ptr<ImageSource> (*)(const std::string& rest, const SourceOptions& opt);
 
 struct Scheme {
   std::string_view prefix;
   Opener open;
 };
 
+// Only the registry reads the options.
+template <std::unique_ptr<ImageSource> (*Open)(const std::string&)>
+std::unique_ptr<ImageSource> local(const std::string& rest, const SourceOptions&) {
+  return Open(rest);
+}
+
 const Scheme kSchemes[] = {
-    {"dockerd://", open_dockerd_source},
+    {"dockerd://", local<open_dockerd_source>},
     {"docker://", open_registry_source},
-    {"docker-archive:", open_docker_archive_source},
-    {"oci:", open_oci_layout_source},
-    {"oci-archive:", open_oci_archive_source},
-    {"sqsh:", open_sqsh_source},
-    {"dir:", open_dir_source},
+    {"docker-archive:", local<open_docker_archive_source>},
+    {"oci:", local<open_oci_layout_source>},
+    {"oci-archive:", local<open_oci_archive_source>},
+    {"sqsh:", local<open_sqsh_source>},
+    {"dir:", local<open_dir_source>},
 };
 
 // The kind a bare path looks like, from its type and first bytes.
@@ -66,12 +72,12 @@ std::unique_ptr<ImageSource> probe(const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<ImageSource> open_source(const std::string& uri) {
+std::unique_ptr<ImageSource> open_source(const std::string& uri, const SourceOptions& opt) {
   for (const auto& s : kSchemes)
     if (uri.starts_with(s.prefix)) {
       std::string rest = uri.substr(s.prefix.size());
       if (rest.empty()) throw Error(uri, "image source '" + std::string(s.prefix) + "' names nothing");
-      return s.open(rest);
+      return s.open(rest, opt);
     }
   return probe(uri);
 }

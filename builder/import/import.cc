@@ -582,9 +582,10 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
 }
 
 // `created` is set for dockerd:// only (the image's creation time).
-std::unique_ptr<inspect::ImageSource> open_input(const std::string& uri, std::optional<int64_t>& created) {
+std::unique_ptr<inspect::ImageSource> open_input(const std::string& uri, const inspect::SourceOptions& so,
+                                                 std::optional<int64_t>& created) {
   constexpr std::string_view kDockerd = "dockerd://";
-  if (!uri.starts_with(kDockerd)) return inspect::open_source(uri);
+  if (!uri.starts_with(kDockerd)) return inspect::open_source(uri, so);
   int64_t t = 0;
   auto src = open_dockerd_export(uri.substr(kDockerd.size()), t);
   created = t;
@@ -732,7 +733,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   if (opt.via_enroot) return import_via_enroot(opt, progress);
   SignalGuard guard;
   std::optional<int64_t> created;
-  auto src = open_input(opt.source, created);
+  auto src = open_input(opt.source, opt.sources, created);
   // SOURCE_DATE_EPOCH wins over the image's `created`.
   std::optional<int64_t> clamp = opt.source_date_epoch ? opt.source_date_epoch : created;
   const char* from = opt.source_date_epoch ? "source_date_epoch" : created ? "image_created" : "newest_mtime";

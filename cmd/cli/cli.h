@@ -14,6 +14,7 @@
 
 #include "common/report.h"
 #include "inspect/host.h"
+#include "inspect/inspect.h"
 #include "recipes/policy/policy.h"
 
 namespace trainimg::cmd {
@@ -42,8 +43,8 @@ Runner add_commands(CLI::App& parent, std::span<const Command> table, bool requi
 int run_guarded(const Runner& run);
 
 /// --platform, --cache, --no-cache, --max-connections for commands that
-/// read docker:// sources; apply_source_flags() validates them and hands
-/// them to inspect::set_source_options() before the source is opened.
+/// read docker:// sources; source_options() validates them and gives what
+/// open_source() takes.
 struct SourceFlags {
   std::string platform, cache;
   bool no_cache = false;
@@ -51,7 +52,7 @@ struct SourceFlags {
 };
 void add_source_flags(CLI::App& sub, const std::shared_ptr<SourceFlags>& f);
 /// Throws Error for a --platform that is not OS/ARCH[/VARIANT].
-void apply_source_flags(const SourceFlags& f);
+inspect::SourceOptions source_options(const SourceFlags& f);
 
 /// Policy (docs/policy.md): --config FILE | --no-config (else the nearest
 /// .trainimg.yaml), --baseline FILE, --write-baseline FILE, --show-suppressed.

@@ -17,7 +17,7 @@ void add_source_flags(CLI::App& sub, const std::shared_ptr<SourceFlags>& f) {
                  "docker://: blobs downloaded at once (default: $ENROOT_MAX_CONNECTIONS, else 10)");
 }
 
-void apply_source_flags(const SourceFlags& f) {
+inspect::SourceOptions source_options(const SourceFlags& f) {
   if (!f.platform.empty()) {
     auto slash = f.platform.find('/');
     if (slash == std::string::npos || slash == 0 || slash + 1 == f.platform.size())
@@ -29,7 +29,7 @@ void apply_source_flags(const SourceFlags& f) {
   o.cache_dir = f.cache;
   o.no_cache = f.no_cache;
   o.max_connections = f.max_connections;
-  inspect::set_source_options(o);
+  return o;
 }
 
 }  // namespace trainimg::cmd

@@ -572,21 +572,9 @@ class RegistrySource : public ImageSource {
   std::exception_ptr error_;
 };
 
-std::mutex g_options_mu;
-SourceOptions g_options;
-
 }  // namespace
 
-void set_source_options(const SourceOptions& o) {
-  std::lock_guard<std::mutex> lock(g_options_mu);
-  g_options = o;
-}
-SourceOptions source_options() {
-  SourceOptions o;
-  {
-    std::lock_guard<std::mutex> lock(g_options_mu);
-    o = g_options;
-  }
+SourceOptions with_defaults(SourceOptions o) {
   if (o.no_cache)
     o.cache_dir.clear();
   else if (o.cache_dir.empty())
@@ -603,9 +591,9 @@ SourceOptions source_options() {
   return o;
 }
 
-std::string resolve_registry_digest(const std::string& ref) {
+std::string resolve_registry_digest(const std::string& ref, const SourceOptions& opt) {
   Reference r = registry::parse_reference(ref);
-  RegistrySource src(r, "docker://" + ref, source_options());
+  RegistrySource src(r, "docker://" + ref, with_defaults(opt));
   std::string digest;
   src.resolve(digest);
   return digest;
@@ -623,9 +611,9 @@ std::string host_platform() {
   return "linux/" + m;
 }
 
-std::unique_ptr<ImageSource> open_registry_source(const std::string& ref) {
+std::unique_ptr<ImageSource> open_registry_source(const std::string& ref, const SourceOptions& opt) {
   Reference r = registry::parse_reference(ref);
-  auto src = std::make_unique<RegistrySource>(r, "docker://" + ref, source_options());
+  auto src = std::make_unique<RegistrySource>(r, "docker://" + ref, with_defaults(opt));
   src->load();
   return src;
 }

@@ -23,7 +23,7 @@ namespace trainimg::inspect {
 /// `ref` is what follows "docker://". Resolves the manifest and reads the
 /// config now; throws trainimg::Error naming the registry, the repository,
 /// and the HTTP status or the digest.
-std::unique_ptr<ImageSource> open_registry_source(const std::string& ref);
+std::unique_ptr<ImageSource> open_registry_source(const std::string& ref, const SourceOptions& opt = {});
 
 /// "linux/amd64" on x86-64 (the host's os/arch[/variant] as OCI names it).
 std::string host_platform();

@@ -127,9 +127,7 @@ class RegistrySourceTest : public ::testing::Test {
     scoped_.unset("SSL_CERT_FILE");
     scoped_.unset("TRAINIMG_CA_BUNDLE");
     scoped_.set("no_proxy", "127.0.0.1,localhost");
-    set_source_options({});
   }
-  void TearDown() override { set_source_options({}); }
 
   // Pushes `img` (OCI layout, as `o` says) to the anonymous registry as REPO:TAG.
   std::string push(const ImageSpec& img, const std::string& repo, const OciOptions& o = {}) {
@@ -208,16 +206,13 @@ TEST_F(RegistrySourceTest, ManifestListPicksPlatformAndListsWhatItOffers) {
   const std::string ref = "docker://" + env_["TRAINIMG_TEST_REGISTRY_ANON"] + "/test/list:list";
   SourceOptions so;
   so.platform = "linux/amd64";
-  set_source_options(so);
-  auto amd = open_source(ref);
+  auto amd = open_source(ref, so);
   EXPECT_EQ(listing(*amd), listing(*open_oci_layout_source(layout)));
   so.platform = "linux/arm64";
-  set_source_options(so);
-  auto arm = open_source(ref);
+  auto arm = open_source(ref, so);
   EXPECT_NE(listing(*arm).find("/arm64-only"), std::string::npos);
   so.platform = "linux/s390x";
-  set_source_options(so);
-  std::string err = error_of([&] { open_source(ref); });
+  std::string err = error_of([&] { open_source(ref, so); });
   EXPECT_NE(err.find("has no linux/s390x image (it offers: linux/arm64, linux/amd64)"), std::string::npos)
       << err;
 }
@@ -317,19 +312,17 @@ TEST_F(RegistrySourceTest, PinnedDigestVerifiedAndOfflineFromTheCache) {
   // --no-cache: the same reference needs the registry, and writes nothing.
   SourceOptions so;
   so.no_cache = true;
-  set_source_options(so);
-  std::string err = error_of([&] { open_source("docker://127.0.0.1:5509/test/pinned@" + mdigest); });
+  std::string err = error_of([&] { open_source("docker://127.0.0.1:5509/test/pinned@" + mdigest, so); });
   EXPECT_NE(err.find("127.0.0.1:5509"), std::string::npos) << err;
   TempDir other;
   scoped_.set("TRAINIMG_CACHE", other.path());
-  auto nc = open_source("docker://" + anon + "/test/pinned@" + mdigest);
+  auto nc = open_source("docker://" + anon + "/test/pinned@" + mdigest, so);
   listing(*nc);
   EXPECT_TRUE(fs::is_empty(other.path()));
   // A manifest whose bytes no longer match the pin (corrupted in the registry's storage).
   std::string stored = stored_blob(mdigest);
   std::string bytes = read_bytes(stored);
   write_bytes(stored, bytes + " ");
-  set_source_options({});
   TempDir fresh;
   scoped_.set("TRAINIMG_CACHE", fresh.path());
   err = error_of([&] { open_source("docker://" + anon + "/test/pinned@" + mdigest); });

@@ -37,15 +37,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     default: break;
   }
   static fuzz::ScratchDir dir;
-  static bool once = [] {
+  static const inspect::SourceOptions opt = [] {
     inspect::SourceOptions o;
     o.cache_dir = dir.path();
     o.platform = "linux/amd64";
     o.max_connections = 2;
-    inspect::set_source_options(o);
-    return true;
+    return o;
   }();
-  (void)once;
   dir.clear();
   std::vector<std::string> parts;
   for (auto p : fuzz::split(rest, "\n--part--\n")) parts.emplace_back(p);
@@ -55,7 +53,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < parts.size(); ++i)
     std::ofstream(dir.path() + "/blobs/sha256/" + digest[i].substr(7), std::ios::binary) << parts[i];
   try {
-    inspect::inspect_image("docker://127.0.0.1:1/fuzz/image@" + digest[0], {});
+    inspect::inspect_image("docker://127.0.0.1:1/fuzz/image@" + digest[0], {}, opt);
   } catch (const Error&) {
   }
   return 0;
