@@ -33,20 +33,14 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 state=${TRAINIMG_PYXIS_STATE:-/tmp/trainimg-ci-pyxis.env}
 SYS=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+. "$here/.ci/slurm-lib.sh"
 
 stop() {
   [[ -f $state ]] || return 0
-  local dir pid f
+  local dir
   dir=$(sed -n 's/^TRAINIMG_PYXIS_DIR=//p' "$state")
-  for f in "$dir"/slurmd.pyxis*.pid "$dir"/slurmctld.pid "$dir"/munged.pid; do
-    [[ -f $f ]] || continue
-    pid=$(cat "$f")
-    # Only our daemons: a stale pid file must never kill another process.
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE "munged .*$dir|slurmctld -c -f $dir|slurmd -N pyxis[0-9] -f $dir" \
-      || continue
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  done
+  stop_daemons "$dir" "munged .*$dir|slurmctld -c -f $dir|slurmd -N pyxis[0-9] -f $dir" \
+    "$dir"/slurmd.pyxis*.pid "$dir"/slurmctld.pid "$dir"/munged.pid
   # Containers of killed steps may leave mounts under the Enroot dirs.
   { grep -o " $dir/[^ ]*" /proc/mounts || true; } | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
   rm -f "$state"
@@ -143,15 +137,10 @@ done
 dir=$(mktemp -d /tmp/trainimg-pyxis.XXXXXX)
 chmod 0755 "$dir"
 cd "$dir"
-mkdir -p munge ctld log bin run spool/pyxis1 spool/pyxis2
-chmod 0700 munge
+mkdir -p ctld log bin run spool/pyxis1 spool/pyxis2
 mkdir -m 1777 cache blobcache
 chmod 1777 cache blobcache
-dd if=/dev/urandom of=munge/munge.key bs=1024 count=1 status=none
-chmod 0400 munge/munge.key
-/usr/sbin/munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
-  --pid-file="$dir/munged.pid" --log-file="$dir/log/munged.log" --seed-file="$dir/munge/munge.seed"
-chmod 0755 munge  # srun as a job user needs the socket
+start_munge "$dir" "$dir/log"
 
 # Enroot as Pyxis runs it: slurmstepd's PATH (Pyxis clears everything else)
 # starts with node/NAME/bin, whose `enroot` links to bin/enroot; $0 names
@@ -203,46 +192,16 @@ plugstack_line "$dir" importer "$so" >plugstack.conf
 
 host=$(hostname -s)
 conf=$dir/slurm.conf
-cat >"$conf" <<C
-ClusterName=trainimgpyxis
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=6910
-SlurmdPort=6911
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$dir/munge/munge.socket
-CredType=cred/munge
-StateSaveLocation=$dir/ctld
-SlurmdSpoolDir=$dir/spool/%n
-SlurmctldPidFile=$dir/slurmctld.pid
-SlurmdPidFile=$dir/slurmd.%n.pid
-SlurmctldLogFile=$dir/log/slurmctld.log
-SlurmdLogFile=$dir/log/slurmd.%n.log
+{
+  slurm_conf_common "$dir" trainimgpyxis 6910 "$dir/log" 10 22000-22999
+  cat <<C
 SlurmdDebug=debug
-SlurmdParameters=config_overrides
 PlugStackConfig=$dir/plugstack.conf
-ProctrackType=proctrack/pgid
-TaskPlugin=task/none
-SwitchType=switch/none
-MpiDefault=none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SchedulerType=sched/backfill
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-ReturnToService=2
-SlurmdTimeout=30
-MessageTimeout=10
-CommunicationParameters=NoInAddrAny
-SrunPortRange=22000-22999
-InactiveLimit=0
-KillWait=2
-MinJobAge=5
 NodeName=pyxis1 NodeHostname=$host NodeAddr=127.0.0.1 Port=6912 CPUs=2 RealMemory=100 State=UNKNOWN
 NodeName=pyxis2 NodeHostname=$host NodeAddr=127.0.0.1 Port=6913 CPUs=2 RealMemory=100 State=UNKNOWN
 PartitionName=pyxis Nodes=pyxis[1-2] Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 C
+} >"$conf"
 image=127.0.0.1:5500/trainimg-ci/bbox:1
 printf 'SLURM_CONF=%s\nTRAINIMG_PYXIS_DIR=%s\nENROOT_PREFIX=%s\nPYXIS_SO=%s\nTRAINIMG_PYXIS_IMAGE=%s\nTRAINIMG_PYXIS_USERS=%s\n' \
   "$conf" "$dir" "$prefix" "$so" "$image" "$users" >"$state"

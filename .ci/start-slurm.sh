@@ -8,18 +8,12 @@
 # Usage: .ci/start-slurm.sh [start|stop]   (stop: by the recorded pids)
 set -euo pipefail
 state=${TRAINIMG_SLURM_STATE:-/tmp/trainimg-ci-slurm.env}
+. "$(dirname "$0")/slurm-lib.sh"
 
 stop() {
   [[ -f $state ]] || return 0
   dir=$(sed -n 's/^TRAINIMG_SLURM_DIR=//p' "$state")
-  for f in "$dir"/slurmd.node*.pid "$dir"/slurmctld.pid "$dir"/munged.pid; do
-    [[ -f $f ]] || continue
-    pid=$(cat "$f")
-    # Only our daemons: a stale pid file must never kill another process.
-    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qE "munged .*$dir|slurmctld|slurmd -N" || continue
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  done
+  stop_daemons "$dir" "munged .*$dir|slurmctld|slurmd -N" "$dir"/slurmd.node*.pid "$dir"/slurmctld.pid "$dir"/munged.pid
   rm -f "$state"
   rm -rf "$dir"
   echo "slurm: stopped"
@@ -37,13 +31,8 @@ fi
 
 dir=$(mktemp -d /tmp/trainimg-slurm.XXXXXX)
 chmod 0755 "$dir"
-mkdir -p "$dir/munge" "$dir/ctld" "$dir/spool" "$dir/prolog.d"
-chmod 0700 "$dir/munge"
-dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
-chmod 0400 "$dir/munge/munge.key"
-/usr/sbin/munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.socket" \
-  --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" --seed-file="$dir/munge/munge.seed"
-chmod 0755 "$dir/munge"
+mkdir -p "$dir/ctld" "$dir/spool" "$dir/prolog.d"
+start_munge "$dir" "$dir"
 
 # The prolog slurmd runs at job start: whatever executable the tests put
 # in prolog.d/gate (nothing there: exit 0).
@@ -56,46 +45,16 @@ chmod 0755 "$dir/prolog.sh"
 
 host=$(hostname -s)
 conf=$dir/slurm.conf
-cat >"$conf" <<C
-ClusterName=trainimg
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=6900
-SlurmdPort=6901
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$dir/munge/munge.socket
-CredType=cred/munge
-StateSaveLocation=$dir/ctld
-SlurmdSpoolDir=$dir/spool/%n
-SlurmctldPidFile=$dir/slurmctld.pid
-SlurmdPidFile=$dir/slurmd.%n.pid
-SlurmctldLogFile=$dir/slurmctld.log
-SlurmdLogFile=$dir/slurmd.%n.log
-SlurmdParameters=config_overrides
-ProctrackType=proctrack/pgid
-TaskPlugin=task/none
-SwitchType=switch/none
-MpiDefault=none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-SchedulerType=sched/backfill
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-ReturnToService=2
-SlurmdTimeout=30
-MessageTimeout=5
-CommunicationParameters=NoInAddrAny
-SrunPortRange=20000-20999
-InactiveLimit=0
-KillWait=2
-MinJobAge=5
+{
+  slurm_conf_common "$dir" trainimg 6900 "$dir" 5 20000-20999
+  cat <<C
 Prolog=$dir/prolog.sh
 NodeName=node1 NodeHostname=$host NodeAddr=127.0.0.1 Port=6902 CPUs=2 RealMemory=100 State=UNKNOWN
 NodeName=node2 NodeHostname=$host NodeAddr=127.0.0.1 Port=6903 CPUs=2 RealMemory=100 State=UNKNOWN
 NodeName=node3 NodeHostname=$host NodeAddr=127.0.0.1 Port=6904 CPUs=2 RealMemory=100 State=UNKNOWN
 PartitionName=debug Nodes=node[1-3] Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 C
+} >"$conf"
 export SLURM_CONF=$conf
 printf 'SLURM_CONF=%s\nTRAINIMG_SLURM_DIR=%s\n' "$conf" "$dir" >"$state"
 /usr/sbin/slurmctld -c

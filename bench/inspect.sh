@@ -87,23 +87,7 @@ bin=$build/trainimg
   cmake --build "$build" --target trainimg >/dev/null; }
 
 # --- measuring --------------------------------------------------------------
-# measure CMD...: one warm-up, then $runs runs; prints
-# "median_wall_s median_cpu_s max_rss_mib" (the machines are shared: cpu
-# time carries less of other people's load than wall time).
-measure() {
-  "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
-  local walls=() cpus=() rss=0 e u s m
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >/dev/null 2>&1
-    read -r e u s m <"$work/time"
-    walls+=("$e")
-    cpus+=("$(printf %.2f "$(echo "$u + $s" | bc -l)")")
-    ((m > rss)) && rss=$m
-  done
-  local mid=$(((runs + 1) / 2))
-  printf '%s %s %s\n' "$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "${mid}p")" \
-    "$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n "${mid}p")" "$((rss / 1024))"
-}
+. "$(dirname "$0")/lib.sh"  # measure
 list_layers() { for f in "$@"; do tar -tf "$f"; done; }
 export -f list_layers
 

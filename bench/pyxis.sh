@@ -17,17 +17,9 @@
 # The binary (--bin) is installed where the cluster's importer wrapper runs it.
 # usage: bench/pyxis.sh --image NAME [--runs N] [--bin PATH]
 set -euo pipefail
-runs=3 image="" bin="$(dirname "$0")/../build/trainimg"
+. "$(dirname "$0")/lib.sh"
+image_args bench/pyxis.sh "$@"
 here=$(cd "$(dirname "$0")/.." && pwd)
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --image) image="$2"; shift 2 ;;
-    --runs) runs="$2"; shift 2 ;;
-    --bin) bin="$2"; shift 2 ;;
-    *) echo "usage: $0 --image NAME [--runs N] [--bin PATH]" >&2; exit 2 ;;
-  esac
-done
-[ -n "$image" ] || { echo "bench/pyxis.sh: --image NAME (a dockerd image) is required" >&2; exit 2; }
 state=${TRAINIMG_PYXIS_STATE:-/tmp/trainimg-ci-pyxis.env}
 [ -f "$state" ] || { echo "bench/pyxis.sh: run .ci/start-pyxis.sh first (no $state)" >&2; exit 2; }
 curl -s -o /dev/null http://127.0.0.1:5500/v2/ || { echo "bench/pyxis.sh: run .ci/start-registry.sh first" >&2; exit 2; }

@@ -15,16 +15,8 @@
 # kept), pushed to the registry with skopeo (gzip layers, as skopeo pushes them).
 # usage: bench/registry.sh --image NAME [--runs R] [--bin PATH]
 set -euo pipefail
-runs=3 image="" bin="$(dirname "$0")/../build/trainimg"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --image) image="$2"; shift 2 ;;
-    --runs) runs="$2"; shift 2 ;;
-    --bin) bin="$2"; shift 2 ;;
-    *) echo "usage: $0 --image NAME [--runs R] [--bin PATH]" >&2; exit 2 ;;
-  esac
-done
-[ -n "$image" ] || { echo "bench/registry.sh: --image NAME (a dockerd image) is required" >&2; exit 2; }
+. "$(dirname "$0")/lib.sh"
+image_args bench/registry.sh "$@"
 bin="$(readlink -f "$bin")"
 curl -s -o /dev/null http://127.0.0.1:5500/v2/ || { echo "bench/registry.sh: run .ci/start-registry.sh first" >&2; exit 2; }
 work="$(mktemp -d "${TMPDIR:-/tmp}/trainimg-bench-registry-XXXXXX")"

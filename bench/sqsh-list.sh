@@ -27,23 +27,7 @@ trap 'rm -rf "$work"' EXIT
 img=$work/bench.sqsh
 "$build/sqsh/sqsh_perftest" gen "$img" "$files" "$bytes"
 
-# measure CMD...: runs it $runs times after one warm-up, prints
-# "median_wall_s median_cpu_s max_rss_mib" (cpu = user + sys: the build
-# machines are shared, so wall time carries other people's load).
-measure() {
-  "$@" >/dev/null 2>&1 || { echo "failed: $*" >&2; return 1; }
-  local walls=() cpus=() rss=0 e u s m
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" >/dev/null 2>&1
-    read -r e u s m <"$work/time"
-    walls+=("$e")
-    cpus+=("$(echo "$u + $s" | bc -l)")
-    (( m > rss )) && rss=$m
-  done
-  local mid=$(( (runs + 1) / 2 ))
-  printf '%s %s %s\n' "$(printf '%s\n' "${walls[@]}" | sort -n | sed -n "${mid}p")" \
-    "$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n "${mid}p")" "$(( rss / 1024 ))"
-}
+. "$(dirname "$0")/lib.sh"  # measure
 
 read -r ref_w ref_c ref_m < <(measure unsquashfs -l "$img")
 read -r our_w our_c our_m < <(measure "$build/sqsh/sqsh_perftest" list "$img")

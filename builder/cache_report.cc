@@ -10,27 +10,14 @@
 #include <ostream>
 
 #include "builder/pyxis.h"
-#include "common/units.h"
 #include "builder/pyxis_cache.h"
 #include "common/error.h"
+#include "common/units.h"
 #include "inspect/inspect.h"
 
 namespace trainimg::builder {
 
 namespace {
-
-std::string human(uint64_t b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double v = double(b);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
-  return buf;
-}
 
 std::string iso_time(int64_t t) {
   std::time_t tt = static_cast<std::time_t>(t);
@@ -60,16 +47,17 @@ void blob_cache_ls(const std::string& dir, bool json, std::ostream& out) {
     return;
   }
   for (const auto& e : entries)
-    out << e.digest << "  " << human(e.size) << "  " << iso_time(e.last_used) << "\n";
-  out << entries.size() << " blobs, " << human(total) << " in " << cache.dir() << "\n";
+    out << e.digest << "  " << format_byte_size(e.size) << "  " << iso_time(e.last_used) << "\n";
+  out << entries.size() << " blobs, " << format_byte_size(total) << " in " << cache.dir() << "\n";
 }
 
 void blob_cache_prune(const std::string& dir, std::optional<uint64_t> max_size,
                       std::optional<int64_t> older_than_s, std::ostream& out) {
   inspect::registry::BlobCache cache(dir.empty() ? inspect::registry::default_cache_dir() : dir);
   auto r = cache.prune(max_size, older_than_s);
-  out << "removed " << r.removed << " blobs (" << human(r.removed_bytes) << "), kept " << r.kept << " ("
-      << human(r.kept_bytes) << ")" << (r.busy ? ", " + std::to_string(r.busy) + " in use" : "") << "\n";
+  out << "removed " << r.removed << " blobs (" << format_byte_size(r.removed_bytes) << "), kept " << r.kept
+      << " (" << format_byte_size(r.kept_bytes) << ")"
+      << (r.busy ? ", " + std::to_string(r.busy) + " in use" : "") << "\n";
 }
 
 void pyxis_cache_ls(const PyxisCache& cache, bool json, std::ostream& out) {
@@ -96,16 +84,17 @@ void pyxis_cache_ls(const PyxisCache& cache, bool json, std::ostream& out) {
   }
   for (const auto& e : items)
     out << (e.area == cache.dir() ? "" : e.area.substr(cache.dir().size() + 1) + "/") << e.name << "  "
-        << human(e.bytes) << "  " << iso_time(e.last_used) << "  " << e.leases
+        << format_byte_size(e.bytes) << "  " << iso_time(e.last_used) << "  " << e.leases
         << (e.leases == 1 ? " lease" : " leases") << (e.trusted ? "" : "  UNTRUSTED") << "\n";
-  out << items.size() << " entries, " << human(total) << " in " << cache.dir() << "\n";
+  out << items.size() << " entries, " << format_byte_size(total) << " in " << cache.dir() << "\n";
 }
 
 void pyxis_cache_prune(const PyxisCache& cache, std::optional<uint64_t> max_size,
                        std::optional<int64_t> older_than_s, std::ostream& out) {
   auto r = cache.prune(max_size, older_than_s);
-  out << "removed " << r.removed << " entries (" << human(r.removed_bytes) << "), kept " << r.kept << " ("
-      << human(r.kept_bytes) << ")" << (r.leased ? ", " + std::to_string(r.leased) + " leased" : "")
+  out << "removed " << r.removed << " entries (" << format_byte_size(r.removed_bytes) << "), kept " << r.kept
+      << " (" << format_byte_size(r.kept_bytes) << ")"
+      << (r.leased ? ", " + std::to_string(r.leased) + " leased" : "")
       << (r.busy ? ", " + std::to_string(r.busy) + " being imported" : "")
       << (r.stale_leases ? ", " + std::to_string(r.stale_leases) + " stale leases removed" : "") << "\n";
 }

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// RAII owner of a POSIX file descriptor.
+// RAII owner of a POSIX file descriptor, and a full positioned read.
 #pragma once
 
+#include <sys/types.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
 #include <utility>
 
 namespace trainimg {
@@ -32,5 +36,22 @@ class UniqueFd {
  private:
   int fd_ = -1;
 };
+
+/// Reads [offset, offset + size) of `fd` into p, retrying short reads and
+/// EINTR, stopping at the end of the file: the bytes read (less than size
+/// only at the end of the file), or -1 with errno set.
+inline ssize_t pread_full(int fd, char* p, size_t size, uint64_t offset) {
+  size_t done = 0;
+  while (done < size) {
+    ssize_t n = ::pread(fd, p + done, size - done, static_cast<off_t>(offset + done));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  return static_cast<ssize_t>(done);
+}
 
 }  // namespace trainimg

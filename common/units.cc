@@ -2,6 +2,7 @@
 #include "common/units.h"
 
 #include <cctype>
+#include <cstdio>
 #include <limits>
 #include <string>
 
@@ -29,6 +30,32 @@ std::optional<uint64_t> parse_byte_size(std::string_view s) {
   }
   if (n > (kMax >> shift)) return std::nullopt;
   return n << shift;
+}
+
+namespace {
+constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+}
+
+std::string format_byte_size(uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + " bytes";
+  double v = double(bytes);
+  int u = 0;
+  while (v >= 1023.95 && u < 6) {  // 1023.96 KiB prints as 1.0 MiB, not 1024.0 KiB
+    v /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[u]);
+  return buf;
+}
+
+std::string format_exact_byte_size(uint64_t bytes) {
+  int u = 0;
+  while (u < 6 && bytes != 0 && bytes % 1024 == 0) {
+    bytes /= 1024;
+    ++u;
+  }
+  return std::to_string(bytes) + " " + kUnits[u];
 }
 
 }  // namespace trainimg

@@ -27,5 +27,23 @@ TEST(ParseByteSize, RefusesFractionsSignsOtherUnitsAndOverflow) {
   EXPECT_EQ(parse_byte_size("8589934592G"), std::nullopt);
 }
 
+TEST(FormatByteSize, OneDecimalInTheLargestUnitReached) {
+  EXPECT_EQ(format_byte_size(0), "0 bytes");
+  EXPECT_EQ(format_byte_size(1023), "1023 bytes");
+  EXPECT_EQ(format_byte_size(2048), "2.0 KiB");
+  EXPECT_EQ(format_byte_size(3u << 20), "3.0 MiB");
+  EXPECT_EQ(format_byte_size((1ull << 20) - 1), "1.0 MiB");
+  EXPECT_EQ(format_byte_size(10066329600ull), "9.4 GiB");
+  EXPECT_EQ(format_byte_size(UINT64_MAX), "16.0 EiB");
+}
+
+TEST(FormatExactByteSize, LargestUnitThatDivides) {
+  EXPECT_EQ(format_exact_byte_size(10737418240ull), "10 GiB");
+  EXPECT_EQ(format_exact_byte_size(1536 * 1024), "1536 KiB");
+  EXPECT_EQ(format_exact_byte_size(1u << 20), "1 MiB");
+  EXPECT_EQ(format_exact_byte_size(7), "7 B");
+  EXPECT_EQ(format_exact_byte_size(0), "0 B");
+}
+
 }  // namespace
 }  // namespace trainimg

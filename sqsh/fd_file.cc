@@ -20,24 +20,10 @@
 #include <thread>
 #include <vector>
 
+#include "common/fd.h"
+
 namespace trainimg::sqsh {
 namespace {
-
-// Reads [offset, offset + size) into p, retrying short reads and EINTR,
-// stopping at the end of the file: the bytes read, or -1 with errno set.
-ssize_t pread_full(int fd, char* p, size_t size, uint64_t offset) {
-  size_t done = 0;
-  while (done < size) {
-    ssize_t n = ::pread(fd, p + done, size - done, static_cast<off_t>(offset + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    if (n == 0) break;
-    done += static_cast<size_t>(n);
-  }
-  return static_cast<ssize_t>(done);
-}
 
 // Writes every byte of [p, p + size) at `offset`, retrying short writes and
 // EINTR; -1 with errno set on failure.

@@ -23,6 +23,22 @@ struct CFree {
   void operator()(void* p) const noexcept { std::free(p); }
 };
 
+// Sets the inode's xattr index, keeping its type. sqfs_inode_set_xattr_index
+// turns an extended inode with no xattr back into a basic one, which would
+// drop a directory's index and undo the extended file inodes asked for in
+// write_inode; an inode that has an xattr is extended either way.
+int set_xattr_index(sqfs_inode_generic_t* inode, uint32_t idx) {
+  if (idx == kNoXattr && inode->base.type == SQFS_INODE_EXT_DIR) {
+    inode->data.dir_ext.xattr_idx = kNoXattr;
+    return 0;
+  }
+  if (idx == kNoXattr && inode->base.type == SQFS_INODE_EXT_FILE) {
+    inode->data.file_ext.xattr_idx = kNoXattr;
+    return 0;
+  }
+  return sqfs_inode_set_xattr_index(inode, idx);
+}
+
 }  // namespace
 
 void Writer::Impl::number(WNode* dir, std::vector<WNode*>& order) {
@@ -37,7 +53,7 @@ void Writer::Impl::number(WNode* dir, std::vector<WNode*>& order) {
   }
 }
 
-void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
+void Writer::Impl::write_inode(WNode* w, uint32_t parent_num, bool wide_files) {
   InodePtr owned;
   std::unique_ptr<sqfs_inode_generic_t, CFree> made;
   sqfs_inode_generic_t* inode = nullptr;
@@ -122,15 +138,7 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num) {
   inode->base.mode = static_cast<sqfs_u16>(type_bits(w->type) | w->mode);
   inode->base.mod_time = w->mtime;
   inode->base.inode_number = w->inode_num;
-  if (inode->base.type == SQFS_INODE_EXT_DIR && w->xattr_idx == kNoXattr) {
-    // sqfs_inode_set_xattr_index would turn it back into a basic inode and
-    // drop the directory index asked for above.
-    inode->data.dir_ext.xattr_idx = kNoXattr;
-  } else if (inode->base.type == SQFS_INODE_EXT_FILE && w->xattr_idx == kNoXattr) {
-    inode->data.file_ext.xattr_idx = kNoXattr;  // likewise: keep it extended (wide_files)
-  } else {
-    check_rc(sqfs_inode_set_xattr_index(inode, w->xattr_idx), "setting an xattr index");
-  }
+  check_rc(set_xattr_index(inode, w->xattr_idx), "setting an xattr index");
   check_rc(sqfs_id_table_id_to_index(ids.get(), w->uid, &inode->base.uid_idx), "recording uid");
   check_rc(sqfs_id_table_id_to_index(ids.get(), w->gid, &inode->base.gid_idx), "recording gid");
   sqfs_u64 block = 0;
@@ -182,7 +190,7 @@ uint64_t Writer::Impl::finish() {
   // blocks (placed elsewhere) stays sqfsdiff-equal to a cold one. Below
   // 3 GiB no block can start past 4 GiB unless a reused image brings over
   // 1 GiB of padding and stale fragment tails.
-  wide_files = stats.input_bytes >= (uint64_t{3} << 30);
+  const bool wide_files = stats.input_bytes >= (uint64_t{3} << 30);
 
   std::vector<WNode*> order;
   number(root, order);
@@ -201,7 +209,7 @@ uint64_t Writer::Impl::finish() {
   super.inode_table_start = file->get_size(file.get());
   for (WNode* w : order) {
     uint32_t p = w == root ? count + 1 : parent[w];  // mksquashfs: the root's parent is count + 1
-    write_inode(w, p);
+    write_inode(w, p, wide_files);
   }
   check_rc(sqfs_meta_writer_flush(im.get()), "writing the inode table");
   check_rc(sqfs_meta_writer_flush(dm.get()), "writing the directory table");

@@ -87,8 +87,6 @@ struct Writer::Impl {
   bool in_file = false;
   bool failed = false;
   bool finished = false;
-  // Every regular file gets an extended inode (writer_finish.cc).
-  bool wide_files = false;
   uint32_t file_flags = 0;
   Stats stats;
 
@@ -144,7 +142,8 @@ struct Writer::Impl {
   void remove(const std::string& path);
   uint64_t finish();
   void number(WNode* dir, std::vector<WNode*>& order);
-  void write_inode(WNode* w, uint32_t parent_num);
+  /// wide_files: every regular file gets an extended inode (finish()).
+  void write_inode(WNode* w, uint32_t parent_num, bool wide_files);
   void pad_to(uint64_t multiple);
   int add_reuse_source(int fd, const std::string& source_name, const ImageInfo& info,
                        std::vector<Fragment> frags);

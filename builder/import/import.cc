@@ -737,8 +737,14 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   // SOURCE_DATE_EPOCH wins over the image's `created`.
   std::optional<int64_t> clamp = opt.source_date_epoch ? opt.source_date_epoch : created;
   const char* from = opt.source_date_epoch ? "source_date_epoch" : created ? "image_created" : "newest_mtime";
-  const FixupOptions fix{opt.keep_xattrs};
-  Job job{opt, progress, *src, src->describe(), created.has_value(), fix, clamp, from};
+  Job job{.opt = opt,
+          .progress = progress,
+          .src = *src,
+          .desc = src->describe(),
+          .daemon_export = created.has_value(),
+          .fix = FixupOptions{opt.keep_xattrs},
+          .clamp = clamp,
+          .reference_from = from};
   if (job.desc.reference.empty()) job.desc.reference = opt.source;
   job.report("resolve");  // the source is open: its manifest (and digest) resolved
   if (progress) src->on_transfer([&job](const inspect::TransferProgress& t) { job.report_download(t); });

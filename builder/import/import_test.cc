@@ -276,9 +276,9 @@ TEST(ImportProgressTty, DownloadSharesTheLineWithThePhaseUntilEveryLayerIsReady)
   EXPECT_EQ(event("download", 3, 8u << 20, 3, 8u << 20),
             "\r\033[Kmerge: 0 files, 0 bytes; download: 3/3 layers, 8.0 MiB of 8.0 MiB");
   // Every layer ready: the download drops out of the line.
-  EXPECT_EQ(event("data", 10, 2048, 20, 4096), "\r\033[Kdata: 10 files, 2048 bytes of 20 files, 4096 bytes");
+  EXPECT_EQ(event("data", 10, 2048, 20, 4096), "\r\033[Kdata: 10 files, 2.0 KiB of 20 files, 4.0 KiB");
   EXPECT_EQ(event("done", 20, 4096, 20, 4096),
-            "\r\033[Kdone: 20 files, 4096 bytes of 20 files, 4096 bytes\n");
+            "\r\033[Kdone: 20 files, 4.0 KiB of 20 files, 4.0 KiB\n");
 }
 
 TEST(ImportReproducible, SameImageAndSourceDateEpochGiveIdenticalBytes) {

@@ -122,13 +122,9 @@ std::string read_all(int fd, const std::string& name) {
   if (!S_ISREG(st.st_mode)) throw Error(name, "not a regular file");
   if (static_cast<uint64_t>(st.st_size) > kMaxIndex) throw Error(name, "too large for a reuse index");
   std::string out(static_cast<size_t>(st.st_size), '\0');
-  for (size_t done = 0; done < out.size();) {
-    ssize_t n = ::pread(fd, out.data() + done, out.size() - done, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw_errno(name, "reading");
-    if (n == 0) throw Error(name, "the file shrank while it was read");
-    done += static_cast<size_t>(n);
-  }
+  ssize_t n = pread_full(fd, out.data(), out.size(), 0);
+  if (n < 0) throw_errno(name, "reading");
+  if (static_cast<size_t>(n) < out.size()) throw Error(name, "the file shrank while it was read");
   return out;
 }
 
@@ -142,14 +138,9 @@ std::string image_tables_digest(int fd, const sqsh::ImageInfo& info, const std::
   if (info.inode_table_start > info.bytes_used)
     throw Error(name, "the super block's table offsets are inconsistent");
   std::string tables(static_cast<size_t>(info.bytes_used - info.inode_table_start), '\0');
-  for (size_t done = 0; done < tables.size();) {
-    ssize_t n = ::pread(fd, tables.data() + done, tables.size() - done,
-                        static_cast<off_t>(info.inode_table_start + done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw_errno(name, "reading the tables");
-    if (n == 0) throw Error(name, "truncated image: the tables end early");
-    done += static_cast<size_t>(n);
-  }
+  ssize_t n = pread_full(fd, tables.data(), tables.size(), info.inode_table_start);
+  if (n < 0) throw_errno(name, "reading the tables");
+  if (static_cast<size_t>(n) < tables.size()) throw Error(name, "truncated image: the tables end early");
   return inspect::sha256_digest(tables);
 }
 

@@ -4,7 +4,6 @@
 // ng) and `unsquashfs -lln` see it; an earlier image that cannot lend is
 // refused with a note and the import goes on cold.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +14,7 @@
 #include "builder/import.h"
 #include "builder/import/reuse_index.h"
 #include "inspect/testing/image_builder.h"
+#include "sqsh/test_support.h"
 
 namespace trainimg::builder {
 namespace {
@@ -23,21 +23,9 @@ namespace fs = std::filesystem;
 using inspect::testing::ImageSpec;
 using inspect::testing::TempDir;
 
-struct ShellRun {
-  int rc;
-  std::string out;
-};
-
-ShellRun sh(const std::string& cmd) {
-  ShellRun r{-1, {}};
-  FILE* p = ::popen(("set -e; " + cmd + " 2>&1").c_str(), "r");
-  if (!p) return r;
-  char buf[65536];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  int st = ::pclose(p);
-  r.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+// A shell command's status and its stdout and stderr together.
+sqsh::testing::RunResult sh(const std::string& cmd) {
+  return sqsh::testing::run("set -e; " + cmd);
 }
 
 // Bytes that do not compress away: a file of several 128 KiB blocks must
@@ -127,12 +115,12 @@ ImportOptions options(const std::string& source, const std::string& out) {
 
 // sqfsdiff compares the trees, every inode's metadata and every file's bytes.
 void expect_same_image(const std::string& cold, const std::string& warm) {
-  ShellRun d = sh("sqfsdiff --old " + cold + " --new " + warm);
-  EXPECT_EQ(d.rc, 0) << d.out;
-  ShellRun a = sh("unsquashfs -lln " + cold + " | sed 's/^[^ ]* //'");
-  ShellRun b = sh("unsquashfs -lln " + warm + " | sed 's/^[^ ]* //'");
-  EXPECT_GT(a.out.size(), 200u);
-  EXPECT_EQ(a.out, b.out);
+  auto d = sh("sqfsdiff --old " + cold + " --new " + warm);
+  EXPECT_EQ(d.status, 0) << d.output;
+  auto a = sh("unsquashfs -lln " + cold + " | sed 's/^[^ ]* //'");
+  auto b = sh("unsquashfs -lln " + warm + " | sed 's/^[^ ]* //'");
+  EXPECT_GT(a.output.size(), 200u);
+  EXPECT_EQ(a.output, b.output);
 }
 
 TEST(ImportReuse, CopiedBlocksGiveTheColdImageAcrossWhiteoutsOpaqueDirsHardLinksChangesAndDeletes) {
@@ -217,7 +205,7 @@ TEST(ImportReuse, AnOldImageThatCannotLendIsNamedInANoteAndTheImportGoesOnCold) 
     const std::string out = tmp / ("out" + std::to_string(i++) + ".sqsh");
     ASSERT_EQ(sh("cp " + old + " " + copy + " && cp " + old + ".index " + copy + ".index && C=" + copy +
                  " && " + c.prepare)
-                  .rc,
+                  .status,
               0);
     ImportOptions o = options("docker-archive:" + tmp / "new.tar", out);
     o.reuse = {copy};
@@ -260,7 +248,7 @@ TEST(ImportReuse, FromARegistryOnlyTheNewLayersAreFetched) {
                           ? std::getenv("TRAINIMG_REGISTRY_STATE")
                           : std::string(tmpdir ? tmpdir : "/tmp") + "/trainimg-registry";
   if (!fs::exists(state + "/env") ||
-      sh("curl -s -o /dev/null --max-time 2 http://127.0.0.1:5500/v2/").rc != 0) {
+      sh("curl -s -o /dev/null --max-time 2 http://127.0.0.1:5500/v2/").status != 0) {
     if (std::getenv("TRAINIMG_CI")) FAIL() << "the test registry is not running (.ci/start-registry.sh)";
     GTEST_SKIP() << "no test registry (run .ci/start-registry.sh)";
   }
@@ -273,7 +261,7 @@ TEST(ImportReuse, FromARegistryOnlyTheNewLayersAreFetched) {
                ":1 docker://127.0.0.1:5500/test/reuse:old >/dev/null && skopeo copy --quiet "
                "--dest-tls-verify=false oci:" +
                tmp / "oci-new" + ":1 docker://127.0.0.1:5500/test/reuse:new >/dev/null")
-                .rc,
+                .status,
             0);
   ::setenv("TRAINIMG_ALLOW_HTTP", "1", 1);
   ::setenv("TRAINIMG_CACHE", cache_old.path().c_str(), 1);

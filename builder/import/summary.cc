@@ -7,22 +7,9 @@
 #include <string>
 
 #include "builder/import.h"
+#include "common/units.h"
 
 namespace trainimg::builder {
-namespace {
-
-std::string human(uint64_t b) {
-  char out[32];
-  if (b >= (1ull << 30))
-    std::snprintf(out, sizeof out, "%.2f GiB", double(b) / double(1ull << 30));
-  else if (b >= (1ull << 20))
-    std::snprintf(out, sizeof out, "%.1f MiB", double(b) / double(1ull << 20));
-  else
-    std::snprintf(out, sizeof out, "%llu bytes", static_cast<unsigned long long>(b));
-  return out;
-}
-
-}  // namespace
 
 ImportProgressFn import_progress_printer(const std::string& mode, std::ostream& err, bool err_is_tty) {
   if (mode == "json") {
@@ -53,12 +40,14 @@ ImportProgressFn import_progress_printer(const std::string& mode, std::ostream& 
     const ImportProgress& d = last->download;
     std::string line = "\r\033[K";
     if (!q.phase.empty()) {
-      line += q.phase + ": " + std::to_string(q.files) + " files, " + human(q.bytes);
-      if (q.total_files) line += " of " + std::to_string(q.total_files) + " files, " + human(q.total_bytes);
+      line += q.phase + ": " + std::to_string(q.files) + " files, " + format_byte_size(q.bytes);
+      if (q.total_files)
+        line += " of " + std::to_string(q.total_files) + " files, " + format_byte_size(q.total_bytes);
     }
     if (!d.phase.empty() && (d.files < d.total_files || p.phase == "download") && q.phase != "done")
       line += std::string(q.phase.empty() ? "" : "; ") + "download: " + std::to_string(d.files) + "/" +
-              std::to_string(d.total_files) + " layers, " + human(d.bytes) + " of " + human(d.total_bytes);
+              std::to_string(d.total_files) + " layers, " + format_byte_size(d.bytes) + " of " +
+              format_byte_size(d.total_bytes);
     if (p.phase == "done") line += "\n";
     err << line << std::flush;
   };
@@ -67,12 +56,12 @@ ImportProgressFn import_progress_printer(const std::string& mode, std::ostream& 
 std::string import_summary(const ImportResult& r) {
   std::string algo =
       r.sidecar.contains("compression") ? r.sidecar["compression"].value("algorithm", "?") : "?";
-  return r.output + "\n" + "  " + human(r.image_bytes) + " (" + algo +
+  return r.output + "\n" + "  " + format_byte_size(r.image_bytes) + " (" + algo +
          (r.info.data_compressed ? "" : ", data uncompressed") + ", " +
          std::to_string(r.info.block_size / 1024) + " KiB blocks), " + std::to_string(r.files) + " files, " +
-         human(r.input_bytes) + " of file data, " + std::to_string(r.info.inode_count) + " inodes, " +
-         std::to_string(r.passes) + (r.passes == 1 ? " pass" : " passes") + "\n" + "  sidecar: " + r.output +
-         ".json\n";
+         format_byte_size(r.input_bytes) + " of file data, " + std::to_string(r.info.inode_count) +
+         " inodes, " + std::to_string(r.passes) + (r.passes == 1 ? " pass" : " passes") + "\n" +
+         "  sidecar: " + r.output + ".json\n";
 }
 
 }  // namespace trainimg::builder

@@ -10,10 +10,9 @@ namespace rules {
 
 const std::vector<const ImageRule*>& all_rules() {
   static const std::vector<const ImageRule*> kRules = {
-      &kEfaInstallerMissing, &kEfaHostMismatch,   &kLibfabricHostMismatch, &kOfiNcclHostMismatch,
-      &kEfaStackIncomplete,  &kLibfabricShadowed, &kOfiNcclShadowed,       &kNcclNetPlugin,
-      &kNcclIbSettings,      &kOfiNcclNcclCompat, &kMpiMultipleInstalls,   &kMpiConflict,
-      &kLdLibraryPathOrder,  &kCudaForwardCompat,
+#define IMAGE_RULE(name) &name,
+#include "inspect/rules/rules.def"
+#undef IMAGE_RULE
   };
   return kRules;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // One image rule = one constant ImageRule (its RuleInfo and a check) in its
-// own file under inspect/rules/, listed once in all_rules.cc. Checks read
+// own file under inspect/rules/, listed once in rules.def. Checks read
 // only the gathered facts and the expectations and add Diagnostics.
 #pragma once
 
@@ -29,20 +29,9 @@ struct ImageRule {
 /// Every rule, in catalogue order (domain.md §6 image table).
 const std::vector<const ImageRule*>& all_rules();
 
-extern const ImageRule kEfaInstallerMissing;
-extern const ImageRule kEfaHostMismatch;
-extern const ImageRule kLibfabricHostMismatch;
-extern const ImageRule kOfiNcclHostMismatch;
-extern const ImageRule kEfaStackIncomplete;
-extern const ImageRule kLibfabricShadowed;
-extern const ImageRule kOfiNcclShadowed;
-extern const ImageRule kNcclNetPlugin;
-extern const ImageRule kNcclIbSettings;
-extern const ImageRule kOfiNcclNcclCompat;
-extern const ImageRule kMpiMultipleInstalls;
-extern const ImageRule kMpiConflict;
-extern const ImageRule kLdLibraryPathOrder;
-extern const ImageRule kCudaForwardCompat;
+#define IMAGE_RULE(name) extern const ImageRule name;
+#include "inspect/rules/rules.def"
+#undef IMAGE_RULE
 
 // Shared lookups of what NCCL and the loader would use.
 /// The aws-ofi-nccl plugin NCCL would load for the final NCCL_NET_PLUGIN,

@@ -18,7 +18,8 @@ namespace trainimg::recipes {
 namespace {
 
 bool is_schema_error(const Diagnostic& d) {
-  return d.severity == Severity::Error && (d.rule_id == "recipe-schema" || d.rule_id == "recipe-syntax");
+  return d.severity == Severity::Error &&
+         (d.rule_id == recipe_schema_rule().id || d.rule_id == recipe_syntax_rule().id);
 }
 
 // A stopping failure of the Dockerfile parser on rendered text means the
@@ -26,7 +27,7 @@ bool is_schema_error(const Diagnostic& d) {
 Diagnostic rendered_parse_error(const Error& e, const std::vector<SourceMapEntry>& map,
                                 const std::string& recipe) {
   Diagnostic d = e.diagnostic();
-  d.rule_id = "recipe-schema";
+  d.rule_id = recipe_schema_rule().id;
   d.message = "the rendered Dockerfile does not parse: " + d.message;
   d.source_line.clear();
   if (!map_to_recipe(map, d)) {
@@ -145,8 +146,11 @@ const RuleInfo& recipe_schema_rule() {
 }
 
 const std::vector<RuleInfo>& recipe_rules() {
-  static const std::vector<RuleInfo> k = {recipe_syntax_rule(), recipe_schema_rule(),
-                                          recipe_efa_flags_rule()};
+  static const std::vector<RuleInfo> k = [] {
+    std::vector<RuleInfo> v = {recipe_syntax_rule(), recipe_schema_rule()};
+    for (const auto* c : all_checks()) v.push_back(c->info);
+    return v;
+  }();
   return k;
 }
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "recipes/recipe/load.h"
+
 namespace trainimg::recipes {
 
 namespace {
@@ -45,8 +47,8 @@ bool comment_only(std::string_view line) {
 
 void apply_recipe_suppressions(const SourceFile& src, std::vector<Diagnostic>& findings) {
   std::erase_if(findings, [&](const Diagnostic& d) {
-    if (d.file != src.name() || d.line < 1 || d.rule_id.empty() || d.rule_id == "recipe-schema" ||
-        d.rule_id == "recipe-syntax")
+    if (d.file != src.name() || d.line < 1 || d.rule_id.empty() || d.rule_id == recipe_schema_rule().id ||
+        d.rule_id == recipe_syntax_rule().id)
       return false;
     if (names(ignored_on(src.line_text(d.line)), d.rule_id)) return true;
     if (d.line == 1) return false;

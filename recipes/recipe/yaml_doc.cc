@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "common/error.h"
+#include "recipes/recipe/load.h"
 #include "recipes/recipe/schema.h"
 
 namespace trainimg::recipes {
@@ -13,7 +14,7 @@ YAML::Node parse_yaml(const SourceFile& src) {
     return YAML::Load(src.text());
   } catch (const YAML::Exception& e) {
     Diagnostic d;
-    d.rule_id = "recipe-syntax";
+    d.rule_id = recipe_syntax_rule().id;
     d.file = src.name();
     d.message = "malformed YAML: " + e.msg;
     d.hint = "fix the YAML syntax at this position (indentation, an unclosed bracket or quote)";
@@ -100,12 +101,13 @@ class Splicer {
  private:
   void fail(const std::string& msg, const std::string& hint = {}) {
     Diagnostic d;
-    d.rule_id = "recipe-schema";
+    d.rule_id = recipe_schema_rule().id;
     d.file = label_;
     d.message = msg;
-    d.hint = hint.empty() ? "--set takes a dotted recipe key (efa.installer, steps.0.env.NAME, steps.NAME.run) "
-                            "and a YAML value"
-                          : hint;
+    d.hint = hint.empty()
+                 ? "--set takes a dotted recipe key (efa.installer, steps.0.env.NAME, steps.NAME.run) "
+                   "and a YAML value"
+                 : hint;
     out_.push_back(d);
   }
 
@@ -153,8 +155,7 @@ class Splicer {
         }
         return splice(child, next.name, value);
       case FieldKind::ScalarList:
-      case FieldKind::ObjectList:
-        return walk_list(child, *f, path, i + 1, value);
+      case FieldKind::ObjectList: return walk_list(child, *f, path, i + 1, value);
     }
   }
 

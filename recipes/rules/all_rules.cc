@@ -4,11 +4,11 @@
 namespace trainimg::recipes::rules {
 
 const std::vector<const Rule*>& all_rules() {
-  // Catalogue order of domain.md §6.
+  // Catalogue order of domain.md §6 (rules.def).
   static const std::vector<const Rule*> kAll = {
-      &efa_apt_update(),      &efa_container_flags(), &efa_disable_ngc(),
-      &efa_version_pin(),     &efa_ld_library_path(), &nccl_net_plugin(),
-      &nccl_ib_settings(),    &mpi_second_install(),  &host_library_mount(),
+#define DOCKERFILE_RULE(name) &name(),
+#include "recipes/rules/rules.def"
+#undef DOCKERFILE_RULE
   };
   return kAll;
 }

@@ -9,7 +9,7 @@ out=${1:?usage: make-seeds.sh OUTDIR}
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for t in dockerfile recipe elf engine_stream host sqsh docker_archive oci_layout registry; do mkdir -p "$out/$t"; done
+for t in dockerfile recipe elf engine_stream host sqsh docker_archive oci_layout registry reuse_index; do mkdir -p "$out/$t"; done
 
 # Dockerfiles and recipes of the repository.
 n=0
@@ -168,5 +168,21 @@ for i, v in enumerate([
         b'\7[::1]:5000/ubuntu@sha256:' + hexd.encode(),
         b'\7ubuntu']):
     open(os.path.join(reg, f"parse{i}"), "wb").write(v)
+PY
+# Reuse index bodies (fuzz_reuse_index.cc frames them): a layer of three
+# entries, one extent, and the binding to the harness's empty image; the
+# same without the binding; nothing.
+python3 - "$out/reuse_index" <<'PY'
+import struct, hashlib, sys, os
+def s(b): return struct.pack('<I', len(b)) + b
+def entry(t, path, size, link=b''):
+    return bytes([t]) + s(path) + struct.pack('<IIIQQII', 0o644, 0, 0, size, 1700000000, 0, 0) + s(link) + struct.pack('<I', 0)
+body = b'L' + s(b'sha256:' + b'1'*64) + struct.pack('<Q', 3) + entry(1, b'/usr', 0) + entry(0, b'/usr/a', 5) + entry(2, b'/usr/b', 0, b'a')
+body += b'O' + struct.pack('<Q', 1) + struct.pack('<QQI', 1, 96, 1) + struct.pack('<I', 5) + struct.pack('<IIQQ', 0xFFFFFFFF, 0, 5, 0)
+body += b'B' + struct.pack('<QQ', 0, 0) + s(b'sha256:' + hashlib.sha256(b'').hexdigest().encode()) + struct.pack('<II', 1, 0) + b'\1'
+out = sys.argv[1]
+open(os.path.join(out, 'bound'), 'wb').write(body)
+open(os.path.join(out, 'empty'), 'wb').write(b'')
+open(os.path.join(out, 'unbound'), 'wb').write(body[:body.index(b'B' + struct.pack('<QQ', 0, 0))])
 PY
 for t in "$out"/*/; do echo "$(basename "$t"): $(ls "$t" | wc -l) seeds"; done

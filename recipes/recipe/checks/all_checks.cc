@@ -3,9 +3,18 @@
 
 namespace trainimg::recipes {
 
+const std::vector<const RecipeCheck*>& all_checks() {
+  static const std::vector<const RecipeCheck*> kAll = {
+#define RECIPE_CHECK(name) &name(),
+#include "recipes/recipe/checks/checks.def"
+#undef RECIPE_CHECK
+  };
+  return kAll;
+}
+
 Findings check_recipe(const Recipe& r) {
   Findings out;
-  check_efa_flags(r, out);
+  for (const auto* c : all_checks()) c->check(c->info, r, out);
   return out;
 }
 

@@ -2,7 +2,7 @@
 // Rules that need the recipe model: what a recipe's YAML says that its
 // rendering cannot show. Everything else a recipe is judged by comes from
 // linting the rendered Dockerfile, positions mapped back (lint_recipe.cc).
-// One rule per file; check_recipe (all_checks.cc) runs them all.
+// One rule per file, listed once in checks.def; check_recipe runs them all.
 #pragma once
 
 #include <vector>
@@ -14,13 +14,20 @@ namespace trainimg::recipes {
 
 using Findings = std::vector<Diagnostic>;
 
-/// recipe-efa-flags (efa_flags.cc): each `efa.flags` entry is an
-/// efa_installer.sh option that a container install can take, and not one
-/// of the container flags the renderer always passes.
-const RuleInfo& recipe_efa_flags_rule();
-void check_efa_flags(const Recipe& r, Findings& out);
+/// A rule that judges the recipe model: its description and its check.
+struct RecipeCheck {
+  RuleInfo info;
+  void (*check)(const RuleInfo& rule, const Recipe& r, Findings& out);
+};
 
-/// Every check above, in that order.
+#define RECIPE_CHECK(name) const RecipeCheck& name();
+#include "recipes/recipe/checks/checks.def"
+#undef RECIPE_CHECK
+
+/// Every check of checks.def, in that order.
+const std::vector<const RecipeCheck*>& all_checks();
+
+/// Runs every check.
 Findings check_recipe(const Recipe& r);
 
 }  // namespace trainimg::recipes

@@ -12,23 +12,9 @@
 
 namespace trainimg::recipes {
 
-const RuleInfo& recipe_efa_flags_rule() {
-  static const RuleInfo r{
-      "recipe-efa-flags",
-      Severity::Error,
-      "an `efa.flags` entry is not an `efa_installer.sh` option (by its own spelling), undoes a container "
-      "install (`-u`/`--uninstall`, `-m`/`--minimal`, `-h`/`--help`), or is `--mpi=` other than "
-      "`openmpi4`/`openmpi5`; warning for a container flag (`-y -g --skip-kmod --skip-limit-conf "
-      "--no-verify`, any spelling) repeated in `efa.flags`, which the renderer always passes and drops",
-      "list in efa.flags only installer options beyond the container set, e.g. --skip-mpi or --mpi=openmpi5",
-      "seed 002, Pitfall 2: container-specific EFA installer flags",
-      "recipe",
-      "docs/recipes.md#recipe-efa-flags"};
-  return r;
-}
+namespace {
 
-void check_efa_flags(const Recipe& r, Findings& out) {
-  const RuleInfo& info = recipe_efa_flags_rule();
+void check(const RuleInfo& info, const Recipe& r, Findings& out) {
   for (const auto& f : r.efa_flags) {
     std::string value;
     const InstallerFlag* known = find_installer_flag(f.value, &value);
@@ -51,6 +37,22 @@ void check_efa_flags(const Recipe& r, Findings& out) {
                         .at_node(f.where, f.length));
     }
   }
+}
+
+}  // namespace
+
+const RecipeCheck& recipe_efa_flags() {
+  static const RecipeCheck c{
+      {"recipe-efa-flags", Severity::Error,
+       "an `efa.flags` entry is not an `efa_installer.sh` option (by its own spelling), undoes a container "
+       "install (`-u`/`--uninstall`, `-m`/`--minimal`, `-h`/`--help`), or is `--mpi=` other than "
+       "`openmpi4`/`openmpi5`; warning for a container flag (`-y -g --skip-kmod --skip-limit-conf "
+       "--no-verify`, any spelling) repeated in `efa.flags`, which the renderer always passes and drops",
+       "list in efa.flags only installer options beyond the container set, e.g. --skip-mpi or --mpi=openmpi5",
+       "seed 002, Pitfall 2: container-specific EFA installer flags", "recipe",
+       "docs/recipes.md#recipe-efa-flags"},
+      check};
+  return c;
 }
 
 }  // namespace trainimg::recipes
