@@ -647,16 +647,15 @@ std::string image_with_data(const TempDir& tmp, const std::string& name, uint64_
 // From 3 GiB of file data on, every regular file gets an extended inode, so
 // the inode table does not depend on where blocks landed past 4 GiB (a
 // reused import places them elsewhere than a cold one; writer_finish.cc).
-// Below it, a small file keeps the basic inode mksquashfs gives it.
+// Below it, a small file keeps the basic inode mksquashfs gives it. (The
+// zero file is sparse, so it has an extended inode either way.)
 TEST(Writer, From3GiBOfDataEveryFileGetsAnExtendedInode) {
   TempDir tmp;
   const uint64_t three = 3ull << 30;
   std::string below = image_with_data(tmp, "below.sqsh", three - 1);
   EXPECT_EQ(inode_type(below, "small.txt"), "file");
-  EXPECT_EQ(inode_type(below, "zeros.bin"), "file");
   std::string at = image_with_data(tmp, "at.sqsh", three);
   EXPECT_EQ(inode_type(at, "small.txt"), "extended file");
-  EXPECT_EQ(inode_type(at, "zeros.bin"), "extended file");
   auto d = testing::run("rdsquashfs -c small.txt " + testing::quote(at));
   EXPECT_EQ(d.output, "hello\n");
 }
