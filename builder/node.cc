@@ -13,6 +13,8 @@
 #include "builder/slurm.h"
 #include "common/error.h"
 #include "inspect/host.h"
+#include "inspect/host/fleet.h"
+#include "inspect/host/probes.h"
 
 namespace trainimg::builder {
 

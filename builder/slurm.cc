@@ -8,7 +8,8 @@
 #include <thread>
 
 #include "common/error.h"
-#include "inspect/host.h"
+#include "inspect/host/fleet.h"
+#include "inspect/host/probes.h"
 
 namespace trainimg::builder {
 

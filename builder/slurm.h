@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "inspect/host.h"
+#include "inspect/host/fleet.h"
 #include "recipes/policy/policy.h"
 
 namespace trainimg::builder {

@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "cmd/command.h"
-#include "inspect/host.h"
+#include "inspect/host/checkers.h"
 
 namespace trainimg::cmd {
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // trainimg fleet check (issue 12): every node's profile through srun (or
-// --profiles DIR), judged by inspect/host.h (judge_fleet), reported through
+// --profiles DIR), judged by inspect/host/fleet.h (judge_fleet), reported through
 // the report path (FleetOutcome: per-node policy; --drain through scontrol).
+#include "inspect/host/fleet.h"
+
 #include "builder/slurm.h"
 #include "cmd/command.h"
 #include "inspect/host.h"

@@ -3,7 +3,7 @@
 // interfaces, and the before/after counter judgement of a gdsio run
 // (host::check_gds); [--format …] [--fail-on …] [-o REPORT] [policy flags].
 #include "cmd/command.h"
-#include "inspect/host.h"
+#include "inspect/host/checkers.h"
 
 namespace trainimg::cmd {
 

@@ -7,6 +7,8 @@
 #include "builder/slurm.h"
 #include "cmd/command.h"
 #include "common/atomic_file.h"
+#include "inspect/host/fleet.h"
+#include "inspect/host/probes.h"
 
 namespace trainimg::cmd {
 

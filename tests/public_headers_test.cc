@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Each folder is a library with a small public header (style.md §6). Outside
-// inspect/, code includes only inspect/inspect.h (images) and inspect/host.h
-// (hosts), plus the test helpers of inspect/testing/. Unit tests (*_test.cc)
+// inspect/, code includes only inspect/inspect.h (images) and the host
+// library's public headers (kHostPublic: inspect/host.h and, in
+// inspect/host/, probes.h, fleet.h and checkers.h), plus the test helpers of
+// inspect/testing/. Unit tests (*_test.cc)
 // and the fuzz harnesses (tests/fuzz/), which drive internal parsers on
 // purpose, are exempt. The other library folders (builder/, recipes/,
 // sqsh/, cmd/cli/) are held to their public headers the same way (kPublic).
@@ -33,8 +35,13 @@ std::string included(std::string_view line) {
   return std::string(line.substr(open + 1, close - open - 1));
 }
 
+// The host library's public headers; its rules.h, rules/rules.def and
+// parsers.h are internal.
+const std::set<std::string> kHostPublic = {"inspect/host.h", "inspect/host/probes.h", "inspect/host/fleet.h",
+                                           "inspect/host/checkers.h"};
+
 bool allowed(const std::string& header) {
-  return !header.starts_with("inspect/") || header == "inspect/inspect.h" || header == "inspect/host.h" ||
+  return !header.starts_with("inspect/") || header == "inspect/inspect.h" || kHostPublic.contains(header) ||
          header.starts_with("inspect/testing/");
 }
 
@@ -88,7 +95,7 @@ struct Scan {
   std::vector<std::string> violations;          // "FILE:LINE: HEADER"
   std::vector<std::string> library_violations;  // the same, for the kPublic folders
   int files = 0;                                // .cc/.h files checked
-  int public_includes = 0;                      // of inspect/inspect.h or inspect/host.h
+  int public_includes = 0;                      // of inspect/inspect.h or a kHostPublic header
 };
 
 Scan scan(const fs::path& root) {
@@ -111,7 +118,9 @@ Scan scan(const fs::path& root) {
     ++s.files;
     for (const std::string& v : private_includes(text.str())) s.violations.push_back(rel + ":" + v);
     std::string t = text.str();
-    for (std::string_view pub : {"#include \"inspect/inspect.h\"", "#include \"inspect/host.h\""})
+    std::vector<std::string> pubs{"#include \"inspect/inspect.h\""};
+    for (const std::string& h : kHostPublic) pubs.push_back("#include \"" + h + "\"");
+    for (const std::string& pub : pubs)
       for (size_t at = t.find(pub); at != std::string::npos; at = t.find(pub, at + 1)) ++s.public_includes;
   }
   return s;
@@ -121,7 +130,10 @@ TEST(PublicHeaders, OtherFoldersIncludeOnlyInspectsPublicHeaders) {
   Scan s = scan(TRAINIMG_SOURCE_DIR);
   std::string list;
   for (const std::string& v : s.violations) list += "  " + v + "\n";
-  EXPECT_TRUE(s.violations.empty()) << "include inspect/inspect.h or inspect/host.h instead of:\n" << list;
+  EXPECT_TRUE(s.violations.empty())
+      << "include inspect/inspect.h or a public host header (inspect/host.h, inspect/host/probes.h, "
+         "fleet.h, checkers.h) instead of:\n"
+      << list;
   // The scan reached the callers: builder/ and cmd/ use both public headers.
   EXPECT_GT(s.files, 50);
   EXPECT_GE(s.public_includes, 10);
@@ -151,11 +163,18 @@ TEST(PublicHeaders, InternalHeaderIsReportedWithItsLine) {
             std::vector<std::string>{"3: inspect/host/rules.h"});
   EXPECT_EQ(private_includes("#  include \"inspect/sources/digest.h\"  // sha\n"),
             std::vector<std::string>{"1: inspect/sources/digest.h"});
+  // The host library's internal headers next to its public ones.
+  EXPECT_EQ(private_includes("#include \"inspect/host/fleet.h\"\n#include \"inspect/host/parsers.h\"\n"
+                             "#include \"inspect/host/rules/rules.def\"\n"),
+            (std::vector<std::string>{"2: inspect/host/parsers.h", "3: inspect/host/rules/rules.def"}));
 }
 
 TEST(PublicHeaders, PublicAndTestingHeadersAndOtherFoldersPass) {
   EXPECT_TRUE(private_includes("#include \"inspect/inspect.h\"\n"
                                "#include \"inspect/host.h\"\n"
+                               "#include \"inspect/host/probes.h\"\n"
+                               "#include \"inspect/host/fleet.h\"\n"
+                               "#include \"inspect/host/checkers.h\"\n"
                                "#include \"inspect/testing/image_builder.h\"\n"
                                "#include \"sqsh/sqsh.h\"\n"
                                "#include <inspect/whatever.h>\n"

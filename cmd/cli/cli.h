@@ -13,7 +13,7 @@
 #include <string>
 
 #include "common/report.h"
-#include "inspect/host.h"
+#include "inspect/host/fleet.h"
 #include "inspect/inspect.h"
 #include "recipes/policy/policy.h"
 
@@ -126,7 +126,7 @@ struct Checked : Outcome {
   int exit_code(FailOn fail_on) const override;
 };
 
-/// fleet check's per-node results (inspect/host.h) as an Outcome: the
+/// fleet check's per-node results (inspect/host/fleet.h) as an Outcome: the
 /// policy applies per node (an expired ignore is said once, on stderr);
 /// no findings baseline. Exit 1 when a node has a finding at or above
 /// --fail-on (default error: a node with an error). With `drain`, finish()

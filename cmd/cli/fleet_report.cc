@@ -7,7 +7,7 @@
 
 #include "builder/slurm.h"
 #include "cmd/cli/cli.h"
-#include "inspect/host.h"
+#include "inspect/host/fleet.h"
 
 namespace trainimg::cmd {
 

@@ -2,6 +2,7 @@
 #include "cmd/cli/rule_catalogue.h"
 
 #include "inspect/host.h"
+#include "inspect/host/fleet.h"
 #include "inspect/inspect.h"
 #include "recipes/lint.h"
 #include "recipes/policy/policy.h"
@@ -19,7 +20,7 @@ std::vector<RuleInfo> rule_catalogue() {
   add(recipes::recipe_rules());
   add(inspect::image_rules());
   add(host::host_rules());
-  add({host::fleet_drift_rule(), host::node_unreachable_rule()});
+  add(host::fleet_only_rules());
   add({policy::ignore_expired_rule()});
   return out;
 }

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <map>
 
-#include "inspect/host.h"
+#include "inspect/host/fleet.h"
 
 namespace trainimg::host {
 
@@ -30,7 +30,8 @@ FleetDiff diff_profiles(const std::vector<std::pair<std::string, HostProfile>>& 
       auto it = m.find(k);
       row.push_back(it == m.end() ? "-" : it->second);
     }
-    if (std::adjacent_find(row.begin(), row.end(), std::not_equal_to<>()) != row.end()) d.rows.emplace_back(k, row);
+    if (std::adjacent_find(row.begin(), row.end(), std::not_equal_to<>()) != row.end())
+      d.rows.emplace_back(k, row);
   }
   return d;
 }
@@ -43,7 +44,9 @@ std::string render_fleet_table(const FleetDiff& d) {
     width[i + 1] = d.nodes[i].size();
     for (const auto& [k, row] : d.rows) width[i + 1] = std::max(width[i + 1], row[i].size());
   }
-  auto cell = [](const std::string& s, size_t w, bool last) { return last ? s : s + std::string(w - s.size() + 2, ' '); };
+  auto cell = [](const std::string& s, size_t w, bool last) {
+    return last ? s : s + std::string(w - s.size() + 2, ' ');
+  };
   std::string out = cell("fact", width[0], d.nodes.empty());
   for (size_t i = 0; i < d.nodes.size(); ++i) out += cell(d.nodes[i], width[i + 1], i + 1 == d.nodes.size());
   out += "\n";

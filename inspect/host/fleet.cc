@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "inspect/host/fleet.h"
+
 #include <algorithm>
 #include <map>
 #include <sstream>
@@ -35,35 +37,36 @@ std::string plural(size_t n, const char* one) {
 
 }  // namespace
 
-const RuleInfo& fleet_drift_rule() {
-  static const RuleInfo r{
-      "fleet-drift",
-      Severity::Error,
-      "a fact (kernel, driver, EFA stack, counts, …) differs from the value most nodes have",
-      "rebuild or replace the outlier from the fleet's DLAMI build; never upgrade one node's kernel",
-      "seed 000 (every node must share one identical environment)",
-      "fleet",
-      "docs/slurm.md#rules"};
-  return r;
-}
+const RuleInfo kFleetDrift{
+    "fleet-drift",
+    Severity::Error,
+    "a fact (kernel, driver, EFA stack, counts, …) differs from the value most nodes have",
+    "rebuild or replace the outlier from the fleet's DLAMI build; never upgrade one node's kernel",
+    "seed 000 (every node must share one identical environment)",
+    "fleet",
+    "docs/slurm.md#rules"};
 
-const RuleInfo& node_unreachable_rule() {
-  static const RuleInfo r{
-      "node-unreachable",
-      Severity::Error,
-      "no profile from the node: srun could not start a task there in time (down, drained, "
-      "busy, slurmd stopped) or the task failed",
-      "sinfo -R -n NODE; check slurmd on the node; run `trainimg host capture` there by hand",
-      "issue 12 (fleet check through srun)",
-      "fleet",
-      "docs/slurm.md#rules"};
+const RuleInfo kNodeUnreachable{
+    "node-unreachable",
+    Severity::Error,
+    "no profile from the node: srun could not start a task there in time (down, drained, "
+    "busy, slurmd stopped) or the task failed",
+    "sinfo -R -n NODE; check slurmd on the node; run `trainimg host capture` there by hand",
+    "issue 12 (fleet check through srun)",
+    "fleet",
+    "docs/slurm.md#rules"};
+
+std::vector<RuleInfo> fleet_only_rules() {
+  std::vector<RuleInfo> r;
+#define FLEET_RULE(name) r.push_back(name);
+#include "inspect/host/rules/rules.def"
   return r;
 }
 
 std::vector<RuleInfo> fleet_rules() {
   auto r = profile_rules();
-  r.push_back(fleet_drift_rule());
-  r.push_back(node_unreachable_rule());
+  auto own = fleet_only_rules();
+  r.insert(r.end(), own.begin(), own.end());
   return r;
 }
 
@@ -86,7 +89,7 @@ FleetNode unreachable_node(std::string node, std::string why) {
   FleetNode n;
   n.node = std::move(node);
   n.state = "node-unreachable";
-  n.findings.push_back(Finding(node_unreachable_rule(), std::move(why)).in(n.node));
+  n.findings.push_back(Finding(kNodeUnreachable, std::move(why)).in(n.node));
   return n;
 }
 
@@ -138,11 +141,11 @@ FleetResult judge_fleet(std::vector<FleetNode> nodes, const Expectations& e, con
       if (&v == &top->first) continue;
       for (size_t i : idx) {
         d.outliers.emplace_back(nodes[i].node, v);
-        nodes[i].findings.push_back(
-            Finding(fleet_drift_rule(),
-                    nodes[i].node + " runs " + k + " " + v + ", " + plural(top->second.size(), "node") +
-                        (top->second.size() == 1 ? " runs " : " run ") + top->first + tail)
-                .in(nodes[i].node));
+        nodes[i].findings.push_back(Finding(kFleetDrift, nodes[i].node + " runs " + k + " " + v + ", " +
+                                                             plural(top->second.size(), "node") +
+                                                             (top->second.size() == 1 ? " runs " : " run ") +
+                                                             top->first + tail)
+                                        .in(nodes[i].node));
       }
     }
     std::sort(d.outliers.begin(), d.outliers.end());

@@ -11,7 +11,6 @@
 
 namespace trainimg::host {
 
-
 GdscheckReport parse_gdscheck(std::string_view text) {
   static const std::regex kVersion(R"(nvidia_fs version:\s*(\S+)(?:\s+nvidia_fs minimum version:\s*(\S+))?)");
   static const std::regex kGpu(R"(GPU index\s+(\d+))");
@@ -30,7 +29,8 @@ GdscheckReport parse_gdscheck(std::string_view text) {
       g.version_line = n;
     } else if (line.starts_with("DDN EXAScaler")) {
       size_t colon = line.find(':');
-      g.exascaler = std::string(trim(colon == std::string::npos ? "" : std::string_view(line).substr(colon + 1)));
+      g.exascaler =
+          std::string(trim(colon == std::string::npos ? "" : std::string_view(line).substr(colon + 1)));
       g.exascaler_line = n;
     } else if (auto idx = std::regex_search(line, m, kGpu) ? to_int(m[1].str()) : std::nullopt;
                idx && *idx <= std::numeric_limits<int>::max()) {  // an index no int holds is no GPU line
@@ -56,14 +56,15 @@ GdsMode parse_gds_mode(std::string_view s) {
   throw Error("--mode", "unknown mode \"" + std::string(s) + "\" (gds-write, gds-read, cpu)");
 }
 
-void check_lnet_interfaces(const std::vector<LnetNi>& nis, const std::string& file, std::optional<int> expect_efas,
-                           CheckOutput& out) {
-  const auto& rule = lnet_efa_rule();
+void check_lnet_interfaces(const std::vector<LnetNi>& nis, const std::string& file,
+                           std::optional<int> expect_efas, CheckOutput& out) {
+  const auto& rule = kLnetEfa.info;
   int count = 0, up = 0;
   for (const auto& ni : nis) {
     if (!ni.nid.ends_with("@efa")) continue;
     ++count;
-    if (ni.status == "up") ++up;
+    if (ni.status == "up")
+      ++up;
     else {
       Diagnostic d =
           Finding(rule, "LNet interface " + ni.nid + " is `status: " + (ni.status.empty() ? "?" : ni.status) +
@@ -73,7 +74,8 @@ void check_lnet_interfaces(const std::vector<LnetNi>& nis, const std::string& fi
       out.findings.push_back(std::move(d));
     }
   }
-  out.text_facts.emplace_back("LNet @efa interfaces", std::to_string(count) + " (" + std::to_string(up) + " up)");
+  out.text_facts.emplace_back("LNet @efa interfaces",
+                              std::to_string(count) + " (" + std::to_string(up) + " up)");
   if (count == 0)
     out.findings.push_back(
         Finding(rule, "no `nid: …@efa` entry: LNet is not configured for EFA, FSx traffic goes over TCP")
@@ -87,7 +89,7 @@ void check_lnet_interfaces(const std::vector<LnetNi>& nis, const std::string& fi
 void check_lnet_counters(const std::vector<LnetNi>& before, const std::vector<LnetNi>& after,
                          const std::string& after_file, std::optional<int> expect_efas, bool expect_traffic,
                          CheckOutput& out) {
-  const auto& rule = lnet_efa_rule();
+  const auto& rule = kLnetEfa.info;
   // Seed 004 §4: keep-alives add a handful of messages; a 10 GiB gdsio run
   // adds thousands on the interfaces near the GPU.
   constexpr long long kTrafficMessages = 1000;

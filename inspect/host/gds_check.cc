@@ -7,7 +7,9 @@
 #include "common/error.h"
 #include "common/source_file.h"
 #include "common/units.h"
-#include "inspect/host.h"
+#include "inspect/host/checkers.h"
+#include "inspect/host/probes.h"
+#include "inspect/host/rules.h"
 
 namespace trainimg::host {
 
@@ -63,12 +65,12 @@ Report check_gds(const GdsInputs& o) {
     spec.command = "/usr/local/cuda/gds/tools/gdscheck -p";
     spec.fallbacks = {"/usr/local/cuda/gds/tools/gdscheck"};
     gdscheck_name = "gdscheck -p";
-    gdscheck_text = live_output(spec, o.timeout, out, gdscheck_rule());
+    gdscheck_text = live_output(spec, o.timeout, out, kGdscheck);
   } else if (!o.gdscheck.empty()) {
     gdscheck_text = SourceFile::read(o.gdscheck).text();
   }
   if (!gdscheck_text.empty() || (!o.gdscheck.empty())) {
-    r.rules.push_back(gdscheck_rule());
+    r.rules.push_back(kGdscheck);
     GdscheckReport g = parse_gdscheck(gdscheck_text);
     check_gdscheck(g, gdscheck_text, gdscheck_name, o.min_nvidia_fs, out);
     if (g.nvidia_fs_version) {
@@ -77,7 +79,7 @@ Report check_gds(const GdsInputs& o) {
       nvfs_file = gdscheck_name;
     }
   } else if (o.live) {
-    r.rules.push_back(gdscheck_rule());
+    r.rules.push_back(kGdscheck);
   }
 
   // Step 1 + 4: nvidia-fs stats.
@@ -88,7 +90,7 @@ Report check_gds(const GdsInputs& o) {
     spec.kind = ProbeSpec::Kind::ReadFile;
     spec.path = "/proc/driver/nvidia-fs/stats";
     spec.command = "cat /proc/driver/nvidia-fs/stats";
-    std::string text = live_output(spec, o.timeout, out, nvidia_fs_rule());
+    std::string text = live_output(spec, o.timeout, out, kNvidiaFs.info);
     if (!text.empty()) live_stats = parse_nvfs_stats(text, spec.path);
     if (live_stats && live_stats->driver_version) {
       nvfs_version = live_stats->driver_version;
@@ -97,7 +99,7 @@ Report check_gds(const GdsInputs& o) {
     }
   }
   if (!o.stats_before.empty()) {
-    r.rules.push_back(gds_compat_mode_rule());
+    r.rules.push_back(kGdsCompatMode);
     NvfsStats before = parse_nvfs_stats(SourceFile::read(o.stats_before).text(), o.stats_before);
     NvfsStats after = parse_nvfs_stats(SourceFile::read(o.stats_after).text(), o.stats_after);
     check_gds_counters(before, after, o.stats_before, o.stats_after, *mode, io, out);
@@ -108,20 +110,20 @@ Report check_gds(const GdsInputs& o) {
     }
   }
   if (nvfs_version || o.live) {
-    r.rules.push_back(nvidia_fs_rule());
+    r.rules.push_back(kNvidiaFs.info);
     check_nvidia_fs_version(nvfs_version, nvfs_two_part, nvfs_file.empty() ? "live" : nvfs_file,
                             o.min_nvidia_fs, out);
   }
 
   // Step 2 + 4: LNet.
-  if (o.live || !o.lnet.empty() || !o.lnet_before.empty()) r.rules.push_back(lnet_efa_rule());
+  if (o.live || !o.lnet.empty() || !o.lnet_before.empty()) r.rules.push_back(kLnetEfa.info);
   if (o.live) {
     ProbeSpec spec;
     spec.id = "lnetctl";
     spec.argv = {"lnetctl", "net", "show", "--net", "efa"};
     spec.command = "lnetctl net show --net efa";
     spec.fallbacks = {"/usr/sbin/lnetctl", "/sbin/lnetctl"};
-    std::string text = live_output(spec, o.timeout, out, lnet_efa_rule());
+    std::string text = live_output(spec, o.timeout, out, kLnetEfa.info);
     if (!text.empty()) check_lnet_interfaces(parse_lnet(text, spec.command), spec.command, efas, out);
   } else if (!o.lnet.empty()) {
     check_lnet_interfaces(parse_lnet(SourceFile::read(o.lnet).text(), o.lnet), o.lnet, efas, out);

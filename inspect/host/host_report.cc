@@ -4,6 +4,9 @@
 #include "common/error.h"
 #include "common/source_file.h"
 #include "inspect/host.h"
+#include "inspect/host/checkers.h"
+#include "inspect/host/fleet.h"
+#include "inspect/host/rules.h"
 
 namespace trainimg::host {
 
@@ -44,8 +47,7 @@ Report text_check_report(const char* kind, const RuleInfo& rule, const std::stri
 Report nccl_log_report(const std::string& file, std::optional<int> expect_nics) {
   SourceFile src = SourceFile::read(file);
   NcclLog log = parse_nccl_log(src.text());
-  return text_check_report("nccl-log", nccl_log_rule(), file,
-                           check_nccl_log(log, src.text(), file, expect_nics));
+  return text_check_report("nccl-log", kNcclLog, file, check_nccl_log(log, src.text(), file, expect_nics));
 }
 
 Report nccl_tests_report(const std::string& file, std::optional<double> baseline_busbw, double min_ratio) {
@@ -54,7 +56,7 @@ Report nccl_tests_report(const std::string& file, std::optional<double> baseline
   if (!(min_ratio > 0 && min_ratio <= 1)) throw Error("--min-ratio", "must be in (0, 1]");
   SourceFile src = SourceFile::read(file);
   NcclTests t = parse_nccl_tests(src.text(), file);
-  return text_check_report("nccl-tests", nccl_tests_rule(), file,
+  return text_check_report("nccl-tests", kNcclTests, file,
                            check_nccl_tests(t, src.text(), file, baseline_busbw, min_ratio));
 }
 

@@ -13,7 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "inspect/host.h"  // NvfsStats, parse_nvfs_stats, LnetNi, parse_lnet
+#include "inspect/host.h"
+#include "inspect/host/checkers.h"  // NvfsStats, parse_nvfs_stats, LnetNi, parse_lnet
 
 namespace trainimg::host {
 
@@ -51,8 +52,8 @@ EfaManifest parse_efa_manifest(std::string_view text);
 
 struct InfinibandDevices {
   std::vector<std::string> all;
-  std::vector<std::string> efa;        ///< rdmap*
-  std::vector<std::string> connectx;   ///< mlx5_*, ibp* (ConnectX-7, ignored)
+  std::vector<std::string> efa;       ///< rdmap*
+  std::vector<std::string> connectx;  ///< mlx5_*, ibp* (ConnectX-7, ignored)
   std::vector<std::string> other;
   /// The output was a number alone: seed 000's `ls … | grep -c rdmap`.
   std::optional<int> counted;

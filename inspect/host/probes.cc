@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "inspect/host/probes.h"
+
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -10,7 +12,6 @@
 
 #include "common/atomic_file.h"
 #include "common/error.h"
-#include "inspect/host.h"
 #include "inspect/host/parsers.h"
 
 namespace trainimg::host {

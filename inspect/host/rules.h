@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The host rules of domain.md §6 (seed 000 expected results, seed 004 GDS
-// judgement). One file per rule under inspect/host/rules/; this header is
-// their shared contract (internal to the host library). The public part,
-// the explicit list (no self-registration) and check_host(), is in
-// inspect/host.h.
+// judgement). One constant per rule, each in its own file under
+// inspect/host/rules/, listed once in inspect/host/rules/rules.def; this
+// header is their shared contract (internal to the host library). The public
+// part (profile_rules(), host_rules(), check_host()) is in inspect/host.h.
 #pragma once
 
 #include <optional>
@@ -14,6 +14,7 @@
 
 #include "common/diagnostic.h"
 #include "inspect/host.h"
+#include "inspect/host/checkers.h"
 
 namespace trainimg::host {
 
@@ -56,17 +57,20 @@ struct HostContext {
 Diagnostic line_finding(const RuleInfo& rule, std::string message, const std::string& file,
                         const std::vector<std::string_view>& lines, int line);
 
-// --- the profile rules ---
-void check_gpu_count(const HostContext& c);
-void check_fabric_manager(const HostContext& c);
-void check_efa_driver(const HostContext& c);
-void check_efa_device_count(const HostContext& c);
-void check_gdrcopy(const HostContext& c);
-void check_memlock(const HostContext& c);
-void check_nvme_mount(const HostContext& c);
-void check_kernel_changed(const HostContext& c);
-void check_lustre_client(const HostContext& c);
-void check_nvidia_fs(const HostContext& c);
-void check_lnet_efa(const HostContext& c);
+/// A profile rule: its description and its check, which reads the context
+/// and adds findings of `rule` (its own info).
+struct HostRule {
+  RuleInfo info;
+  void (*check)(const RuleInfo& rule, const HostContext& c);
+};
+
+/// The profile rules `host check` runs, in rules.def order.
+const std::vector<const HostRule*>& all_host_rules();
+
+// The constants of rules.def.
+#define HOST_RULE(name) extern const HostRule name;
+#define TEXT_RULE(name) extern const RuleInfo name;
+#define FLEET_RULE(name) extern const RuleInfo name;
+#include "inspect/host/rules/rules.def"
 
 }  // namespace trainimg::host

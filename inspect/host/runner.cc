@@ -17,7 +17,7 @@
 #include <memory>
 
 #include "common/fd.h"
-#include "inspect/host.h"
+#include "inspect/host/probes.h"
 
 extern char** environ;
 
@@ -27,7 +27,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 bool executable(const std::string& p) {
   struct stat st;
@@ -139,8 +141,10 @@ ProbeResult run_exec(const ProbeSpec& spec, std::chrono::milliseconds timeout) {
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
-      if (got > 0) (i == 0 ? r.output : r.error).append(buf, static_cast<size_t>(got));
-      else if (got == 0 || errno != EINTR) fds[i].fd = -1;
+      if (got > 0)
+        (i == 0 ? r.output : r.error).append(buf, static_cast<size_t>(got));
+      else if (got == 0 || errno != EINTR)
+        fds[i].fd = -1;
     }
   }
   if (timed_out) ::kill(-pid, SIGKILL);

@@ -13,10 +13,15 @@
 
 #include "common/error.h"
 #include "inspect/host.h"
+#include "inspect/host/checkers.h"
+#include "inspect/host/fleet.h"
+#include "inspect/host/probes.h"
 
 namespace trainimg::host::testing {
 
-inline std::string fixture(const std::string& rel) { return std::string(TRAINIMG_SOURCE_DIR) + "/tests/fixtures/host/" + rel; }
+inline std::string fixture(const std::string& rel) {
+  return std::string(TRAINIMG_SOURCE_DIR) + "/tests/fixtures/host/" + rel;
+}
 
 inline std::string read_fixture(const std::string& rel) {
   std::ifstream in(fixture(rel), std::ios::binary);
@@ -80,7 +85,9 @@ inline std::vector<std::string> messages(const std::vector<Diagnostic>& d, const
     if (f.rule_id == rule) out.push_back(f.message);
   return out;
 }
-inline std::vector<std::string> messages(const HostCheckResult& r, const std::string& rule) { return messages(r.findings, rule); }
+inline std::vector<std::string> messages(const HostCheckResult& r, const std::string& rule) {
+  return messages(r.findings, rule);
+}
 
 /// "file:line: message" of every finding, for exact positions.
 inline std::vector<std::string> located(const std::vector<Diagnostic>& d) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The host output parsers (inspect/host/parsers.h, and the checkers of inspect/host.h): the first
+// The host output parsers (inspect/host/parsers.h, and the checkers of inspect/host/checkers.h): the first
 // byte picks the parser, the rest is the tool's output. The checks that
 // follow a parser run on what it returned.
 #include "common/units.h"
+#include "inspect/host/checkers.h"
 #include "inspect/host/parsers.h"
 #include "tests/fuzz/fuzz_support.h"
 

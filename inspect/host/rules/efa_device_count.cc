@@ -7,21 +7,9 @@
 
 namespace trainimg::host {
 
-const RuleInfo& efa_device_count_rule() {
-  static const RuleInfo r{"efa-device-count",
-                          Severity::Error,
-                          "`rdmap*` count ≠ `fi_info -p efa -t FI_EP_RDM` domain count, ≠ `efas=N`, or 0 "
-                          "(ConnectX-7 `mlx5_*`/`ibp*` devices are ignored and listed in a note)",
-                          "check the instance's EFA interfaces (launch template) and the EFA driver; do not "
-                          "force NCCL_NET=IB onto the ConnectX-7 devices",
-                          "seed 000 Host validation / Expected results (EFA device count)",
-                          "host",
-                          "docs/host.md#rules"};
-  return r;
-}
+namespace {
 
-void check_efa_device_count(const HostContext& c) {
-  const auto& rule = efa_device_count_rule();
+void check(const RuleInfo& rule, const HostContext& c) {
   const auto& p = c.profile;
   auto ib = parse_infiniband([&p] {
     std::string s;
@@ -71,5 +59,16 @@ void check_efa_device_count(const HostContext& c) {
     c.drift(rule, "EFA device count", count(p), count(*c.baseline));
   }
 }
+
+}  // namespace
+
+const HostRule kEfaDeviceCount{
+    {"efa-device-count", Severity::Error,
+     "`rdmap*` count ≠ `fi_info -p efa -t FI_EP_RDM` domain count, ≠ `efas=N`, or 0 "
+     "(ConnectX-7 `mlx5_*`/`ibp*` devices are ignored and listed in a note)",
+     "check the instance's EFA interfaces (launch template) and the EFA driver; do not "
+     "force NCCL_NET=IB onto the ConnectX-7 devices",
+     "seed 000 Host validation / Expected results (EFA device count)", "host", "docs/host.md#rules"},
+    check};
 
 }  // namespace trainimg::host

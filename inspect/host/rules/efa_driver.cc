@@ -8,22 +8,9 @@
 
 namespace trainimg::host {
 
-const RuleInfo& efa_driver_rule() {
-  static const RuleInfo r{
-      "efa-driver",
-      Severity::Error,
-      "`modinfo efa` has no version, below `efa-driver>=`, ≠ `efa-driver=`, or (with `--baseline`) the EFA "
-      "driver/installer/libfabric/aws-ofi-nccl/Open MPI drifted",
-      "use a DLAMI build whose EFA kernel module matches the running kernel; do not upgrade "
-      "the kernel (modules are built for it)",
-      "seed 000 Host validation / Expected results (EFA driver)",
-      "host",
-      "docs/host.md#rules"};
-  return r;
-}
+namespace {
 
-void check_efa_driver(const HostContext& c) {
-  const auto& rule = efa_driver_rule();
+void check(const RuleInfo& rule, const HostContext& c) {
   const auto& v = c.profile.efa_driver_version;
   if (!v) {
     if (!c.cannot_tell(rule, "modinfo-efa.txt"))
@@ -46,5 +33,16 @@ void check_efa_driver(const HostContext& c) {
     c.drift(rule, "Open MPI 5", c.profile.openmpi5_version, b.openmpi5_version);
   }
 }
+
+}  // namespace
+
+const HostRule kEfaDriver{
+    {"efa-driver", Severity::Error,
+     "`modinfo efa` has no version, below `efa-driver>=`, ≠ `efa-driver=`, or (with `--baseline`) the EFA "
+     "driver/installer/libfabric/aws-ofi-nccl/Open MPI drifted",
+     "use a DLAMI build whose EFA kernel module matches the running kernel; do not upgrade "
+     "the kernel (modules are built for it)",
+     "seed 000 Host validation / Expected results (EFA driver)", "host", "docs/host.md#rules"},
+    check};
 
 }  // namespace trainimg::host

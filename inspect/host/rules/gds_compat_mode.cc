@@ -8,19 +8,16 @@
 
 namespace trainimg::host {
 
-const RuleInfo& gds_compat_mode_rule() {
-  static const RuleInfo r{
-      "gds-compat-mode",
-      Severity::Error,
-      "after a GDS run `Mmap`/`Bar1-map` `n` did not increase, after a GDS read `Sparse Reads` did not, "
-      "after a CPU-only run any of them changed, or any `err=`/`Error` count ≠ 0",
-      "gdsio ran through the CPU (compat mode): set \"allow_compat_mode\": false in a copy of "
-      "cufile.json (CUFILE_ENV_PATH_JSON), rerun, and read the error and cufile.log",
-      "seed 004 §4 Verify actual GDS I/O (gdsio)",
-      "host",
-      "docs/host.md#rules"};
-  return r;
-}
+const RuleInfo kGdsCompatMode{
+    "gds-compat-mode",
+    Severity::Error,
+    "after a GDS run `Mmap`/`Bar1-map` `n` did not increase, after a GDS read `Sparse Reads` did not, "
+    "after a CPU-only run any of them changed, or any `err=`/`Error` count ≠ 0",
+    "gdsio ran through the CPU (compat mode): set \"allow_compat_mode\": false in a copy of "
+    "cufile.json (CUFILE_ENV_PATH_JSON), rerun, and read the error and cufile.log",
+    "seed 004 §4 Verify actual GDS I/O (gdsio)",
+    "host",
+    "docs/host.md#rules"};
 
 namespace {
 
@@ -32,7 +29,7 @@ bool is_error_field(const std::string& k) {
 
 void check_gds_counters(const NvfsStats& before, const NvfsStats& after, const std::string& before_file,
                         const std::string& after_file, GdsMode mode, long long io_size, CheckOutput& out) {
-  const auto& rule = gds_compat_mode_rule();
+  const auto& rule = kGdsCompatMode;
   auto add = [&](int line, std::string msg) {
     Diagnostic d = Finding(rule, std::move(msg)).in(after_file);
     d.line = line;

@@ -8,25 +8,22 @@
 
 namespace trainimg::host {
 
-const RuleInfo& gdscheck_rule() {
-  static const RuleInfo r{
-      "gdscheck",
-      Severity::Error,
-      "a `gdscheck -p` line fails: ① nvidia_fs version < minimum (compared on two parts, as gdscheck prints "
-      "them), ② `DDN EXAScaler` neither `nvfs` nor (older gdscheck) `Supported`, ③ a GPU without `supports "
-      "GDS`, ④ `IOMMU:` not `disabled`, ⑤ "
-      "last line not `Platform verification succeeded`",
-      "EXAScaler without nvfs: load nvidia-fs, mount Lustre, run setup.sh --optimized-for-gds; a "
-      "GPU without GDS or a failed verification: share the full output with AWS",
-      "seed 004 §3 GDS platform inspection (gdscheck -p)",
-      "host",
-      "docs/host.md#rules"};
-  return r;
-}
+const RuleInfo kGdscheck{
+    "gdscheck",
+    Severity::Error,
+    "a `gdscheck -p` line fails: ① nvidia_fs version < minimum (compared on two parts, as gdscheck prints "
+    "them), ② `DDN EXAScaler` neither `nvfs` nor (older gdscheck) `Supported`, ③ a GPU without `supports "
+    "GDS`, ④ `IOMMU:` not `disabled`, ⑤ "
+    "last line not `Platform verification succeeded`",
+    "EXAScaler without nvfs: load nvidia-fs, mount Lustre, run setup.sh --optimized-for-gds; a "
+    "GPU without GDS or a failed verification: share the full output with AWS",
+    "seed 004 §3 GDS platform inspection (gdscheck -p)",
+    "host",
+    "docs/host.md#rules"};
 
 void check_gdscheck(const GdscheckReport& g, std::string_view text, const std::string& file,
                     const std::string& min_nvidia_fs, CheckOutput& out) {
-  const auto& rule = gdscheck_rule();
+  const auto& rule = kGdscheck;
   auto lines = split_lines(text);
   auto at = [&](int line, std::string msg) {
     out.findings.push_back(line_finding(rule, std::move(msg), file, lines, line));

@@ -5,22 +5,9 @@
 
 namespace trainimg::host {
 
-const RuleInfo& gpu_count_rule() {
-  static const RuleInfo r{
-      "gpu-count",
-      Severity::Error,
-      "nvidia-smi lists no GPU, fewer/more than `gpus=N`, a model other than `gpu-model=`, GPUs with "
-      "different drivers, or differs from `--baseline` (count, model, driver, CUDA driver)",
-      "check `nvidia-smi --query-gpu=index,name,driver_version --format=csv`; a missing GPU "
-      "needs the instance replaced or AWS support, a driver mismatch a fresh DLAMI build",
-      "seed 000 Host validation / Expected results (GPU)",
-      "host",
-      "docs/host.md#rules"};
-  return r;
-}
+namespace {
 
-void check_gpu_count(const HostContext& c) {
-  const auto& rule = gpu_count_rule();
+void check(const RuleInfo& rule, const HostContext& c) {
   const auto& p = c.profile;
   if (c.cannot_tell(rule, "nvidia-smi.csv")) return;
   if (!c.probe_ok("nvidia-smi.csv")) {
@@ -67,5 +54,16 @@ void check_gpu_count(const HostContext& c) {
     c.drift(rule, "CUDA driver version", p.cuda_driver_version, c.baseline->cuda_driver_version);
   }
 }
+
+}  // namespace
+
+const HostRule kGpuCount{
+    {"gpu-count", Severity::Error,
+     "nvidia-smi lists no GPU, fewer/more than `gpus=N`, a model other than `gpu-model=`, GPUs with "
+     "different drivers, or differs from `--baseline` (count, model, driver, CUDA driver)",
+     "check `nvidia-smi --query-gpu=index,name,driver_version --format=csv`; a missing GPU "
+     "needs the instance replaced or AWS support, a driver mismatch a fresh DLAMI build",
+     "seed 000 Host validation / Expected results (GPU)", "host", "docs/host.md#rules"},
+    check};
 
 }  // namespace trainimg::host

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The shared parts of the host rules: context helpers, --expect parsing and
-// the explicit rule list.
+// the lists derived from rules.def.
 #include "common/error.h"
 #include "inspect/host/parsers.h"
 #include "inspect/host/rules.h"
@@ -147,15 +147,24 @@ Expectations parse_expectations(std::string_view spec) {
   return e;
 }
 
+const std::vector<const HostRule*>& all_host_rules() {
+  static const std::vector<const HostRule*> kRules = {
+#define HOST_RULE(name) &name,
+#include "inspect/host/rules/rules.def"
+  };
+  return kRules;
+}
+
 std::vector<RuleInfo> profile_rules() {
-  return {gpu_count_rule(),     fabric_manager_rule(), efa_driver_rule(), efa_device_count_rule(),
-          gdrcopy_rule(),       memlock_rule(),        nvme_mount_rule(), kernel_changed_rule(),
-          lustre_client_rule(), nvidia_fs_rule(),      lnet_efa_rule()};
+  std::vector<RuleInfo> out;
+  for (const auto* r : all_host_rules()) out.push_back(r->info);
+  return out;
 }
 
 std::vector<RuleInfo> host_rules() {
   auto r = profile_rules();
-  for (auto f : {gdscheck_rule, gds_compat_mode_rule, nccl_log_rule, nccl_tests_rule}) r.push_back(f());
+#define TEXT_RULE(name) r.push_back(name);
+#include "inspect/host/rules/rules.def"
   return r;
 }
 
@@ -163,10 +172,7 @@ HostCheckResult check_host(const HostProfile& p, const Expectations& e, const Ho
                            const std::string& file, const std::string& baseline_file) {
   HostCheckResult out;
   HostContext c{p, e, baseline, file, baseline_file, &out.findings, &out.notes};
-  for (auto* check : {check_gpu_count, check_fabric_manager, check_efa_driver, check_efa_device_count,
-                      check_gdrcopy, check_memlock, check_nvme_mount, check_kernel_changed,
-                      check_lustre_client, check_nvidia_fs, check_lnet_efa})
-    check(c);
+  for (const auto* r : all_host_rules()) r->check(r->info, c);
   return out;
 }
 

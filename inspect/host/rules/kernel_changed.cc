@@ -5,21 +5,9 @@
 
 namespace trainimg::host {
 
-const RuleInfo& kernel_changed_rule() {
-  static const RuleInfo r{
-      "kernel-changed",
-      Severity::Error,
-      "`uname -r` ≠ `kernel=` or the baseline's kernel, or no kernel package is held",
-      "boot the AMI's kernel and `sudo apt-mark hold` the linux-image/linux-aws packages; for a "
-      "security fix move to a new DLAMI build instead of upgrading the kernel",
-      "seed 000 Do not upgrade the kernel",
-      "host",
-      "docs/host.md#rules"};
-  return r;
-}
+namespace {
 
-void check_kernel_changed(const HostContext& c) {
-  const auto& rule = kernel_changed_rule();
+void check(const RuleInfo& rule, const HostContext& c) {
   const auto& p = c.profile;
   if (!p.kernel) {
     if (!c.cannot_tell(rule, "uname-r.txt"))
@@ -40,5 +28,15 @@ void check_kernel_changed(const HostContext& c) {
     c.add(Finding(rule, "kernel packages are not held (apt-mark showhold lists no linux-image*/linux-aws*)")
               .in(c.file));
 }
+
+}  // namespace
+
+const HostRule kKernelChanged{
+    {"kernel-changed", Severity::Error,
+     "`uname -r` ≠ `kernel=` or the baseline's kernel, or no kernel package is held",
+     "boot the AMI's kernel and `sudo apt-mark hold` the linux-image/linux-aws packages; for a "
+     "security fix move to a new DLAMI build instead of upgrading the kernel",
+     "seed 000 Do not upgrade the kernel", "host", "docs/host.md#rules"},
+    check};
 
 }  // namespace trainimg::host

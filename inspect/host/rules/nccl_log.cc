@@ -9,24 +9,21 @@
 
 namespace trainimg::host {
 
-const RuleInfo& nccl_log_rule() {
-  static const RuleInfo r{
-      "nccl-log",
-      Severity::Error,
-      "an NCCL_DEBUG=INFO log has no NCCL INFO lines, a process `Using network Socket`/`IB`/other, no `Using "
-      "network Libfabric`, no `provider is efa`, or `found N nics` ≠ `--expect-nics`",
-      "keep NCCL_NET_PLUGIN=ofi and the installer's LD_LIBRARY_PATH in the image, drop "
-      "NCCL_NET=IB and other InfiniBand-only NCCL_* settings, check /dev/infiniband in the container",
-      "seed 002 (NCCL log check), seed 000 (When ConnectX-7 devices also appear)",
-      "host",
-      "docs/host.md#rules"};
-  return r;
-}
+const RuleInfo kNcclLog{
+    "nccl-log",
+    Severity::Error,
+    "an NCCL_DEBUG=INFO log has no NCCL INFO lines, a process `Using network Socket`/`IB`/other, no `Using "
+    "network Libfabric`, no `provider is efa`, or `found N nics` ≠ `--expect-nics`",
+    "keep NCCL_NET_PLUGIN=ofi and the installer's LD_LIBRARY_PATH in the image, drop "
+    "NCCL_NET=IB and other InfiniBand-only NCCL_* settings, check /dev/infiniband in the container",
+    "seed 002 (NCCL log check), seed 000 (When ConnectX-7 devices also appear)",
+    "host",
+    "docs/host.md#rules"};
 
 CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std::string& file,
                            std::optional<int> expect_nics) {
   CheckOutput out;
-  const auto& rule = nccl_log_rule();
+  const auto& rule = kNcclLog;
   auto lines = split_lines(text);
   auto at = [&](int line, std::string msg) {
     Diagnostic d = line_finding(rule, std::move(msg), file, lines, line);

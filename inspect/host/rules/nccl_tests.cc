@@ -12,19 +12,16 @@
 
 namespace trainimg::host {
 
-const RuleInfo& nccl_tests_rule() {
-  static const RuleInfo r{
-      "nccl-tests",
-      Severity::Error,
-      "`Out of bounds values` ≠ 0 or missing, a `#wrong` ≠ 0, a cut-off last row; with `--baseline-busbw G`, "
-      "busbw at the largest size < R × G (`--min-ratio R`, default 0.9)",
-      "a correctness failure is a GPU/driver/NVLink problem: run the single-node test first, "
-      "check nvidia-smi and Fabric Manager; low busbw: check EFA (NCCL log) and topology",
-      "seed 000 Single-node NCCL check (NVLink only)",
-      "host",
-      "docs/host.md#rules"};
-  return r;
-}
+const RuleInfo kNcclTests{
+    "nccl-tests",
+    Severity::Error,
+    "`Out of bounds values` ≠ 0 or missing, a `#wrong` ≠ 0, a cut-off last row; with `--baseline-busbw G`, "
+    "busbw at the largest size < R × G (`--min-ratio R`, default 0.9)",
+    "a correctness failure is a GPU/driver/NVLink problem: run the single-node test first, "
+    "check nvidia-smi and Fabric Manager; low busbw: check EFA (NCCL log) and topology",
+    "seed 000 Single-node NCCL check (NVLink only)",
+    "host",
+    "docs/host.md#rules"};
 
 namespace {
 std::string gbps(double v) {
@@ -37,7 +34,7 @@ std::string gbps(double v) {
 CheckOutput check_nccl_tests(const NcclTests& t, std::string_view text, const std::string& file,
                              std::optional<double> baseline_busbw, double min_ratio) {
   CheckOutput out;
-  const auto& rule = nccl_tests_rule();
+  const auto& rule = kNcclTests;
   auto lines = split_lines(text);
   auto at = [&](int line, std::string msg, Severity sev = Severity::Error) {
     Diagnostic d = Finding(rule, std::move(msg)).in(file);

@@ -7,21 +7,9 @@
 
 namespace trainimg::host {
 
-const RuleInfo& nvidia_fs_rule() {
-  static const RuleInfo r{
-      "nvidia-fs",
-      Severity::Error,
-      "GDS in use (`gds=yes`/`nvidia-fs>=`, or nvidia_fs loaded on a node that uses Lustre) and the "
-      "nvidia-fs module is missing, its version unknown, or below the minimum (2.24.2 for FSx)",
-      "sudo modprobe nvidia_fs; if missing or too old build it from NVIDIA/gds-nvidia-fs "
-      "(NVFS_MAX_PEER_DEVS=128 NVFS_MAX_PCI_DEPTH=16 make; insmod) and bake it into the AMI",
-      "seed 004 §1 Verify the GDS driver (nvidia-fs)",
-      "host",
-      "docs/host.md#rules"};
-  return r;
-}
+namespace {
 
-void check_nvidia_fs(const HostContext& c) {
+void check(const RuleInfo& rule, const HostContext& c) {
   const auto& p = c.profile;
   if (!c.gds_in_use()) {
     c.note(
@@ -31,24 +19,34 @@ void check_nvidia_fs(const HostContext& c) {
   }
   std::string min = c.expect.nvidia_fs_min.value_or(std::string(kDefaultMinNvidiaFs));
   if (!p.nvidia_fs_loaded.value_or(false)) {
-    if (!p.nvidia_fs_loaded && c.cannot_tell(nvidia_fs_rule(), "lsmod.txt")) return;
-    c.add(Finding(nvidia_fs_rule(), p.nvidia_fs_loaded ? "nvidia_fs is not loaded (not in lsmod)"
-                                                       : "cannot tell whether nvidia_fs is loaded (" +
-                                                             c.probe_state("lsmod.txt") + ")")
+    if (!p.nvidia_fs_loaded && c.cannot_tell(rule, "lsmod.txt")) return;
+    c.add(Finding(rule, p.nvidia_fs_loaded
+                            ? "nvidia_fs is not loaded (not in lsmod)"
+                            : "cannot tell whether nvidia_fs is loaded (" + c.probe_state("lsmod.txt") + ")")
               .in(c.file));
     return;
   }
   if (!p.nvidia_fs_version) {
-    if (!c.cannot_tell(nvidia_fs_rule(), "nvidia-fs-stats.txt"))
-      c.add(Finding(nvidia_fs_rule(), "nvidia_fs is loaded but its version is unknown (" +
-                                          c.probe_state("nvidia-fs-stats.txt") + ")")
+    if (!c.cannot_tell(rule, "nvidia-fs-stats.txt"))
+      c.add(Finding(rule, "nvidia_fs is loaded but its version is unknown (" +
+                              c.probe_state("nvidia-fs-stats.txt") + ")")
                 .in(c.file));
   } else if (compare_versions(*p.nvidia_fs_version, min) < 0) {
-    c.add(Finding(nvidia_fs_rule(), "nvidia-fs " + *p.nvidia_fs_version + " is below the minimum " + min)
-              .in(c.file));
+    c.add(Finding(rule, "nvidia-fs " + *p.nvidia_fs_version + " is below the minimum " + min).in(c.file));
   }
-  if (c.baseline) c.drift(nvidia_fs_rule(), "nvidia-fs", p.nvidia_fs_version, c.baseline->nvidia_fs_version);
+  if (c.baseline) c.drift(rule, "nvidia-fs", p.nvidia_fs_version, c.baseline->nvidia_fs_version);
 }
+
+}  // namespace
+
+const HostRule kNvidiaFs{
+    {"nvidia-fs", Severity::Error,
+     "GDS in use (`gds=yes`/`nvidia-fs>=`, or nvidia_fs loaded on a node that uses Lustre) and the "
+     "nvidia-fs module is missing, its version unknown, or below the minimum (2.24.2 for FSx)",
+     "sudo modprobe nvidia_fs; if missing or too old build it from NVIDIA/gds-nvidia-fs "
+     "(NVFS_MAX_PEER_DEVS=128 NVFS_MAX_PCI_DEPTH=16 make; insmod) and bake it into the AMI",
+     "seed 004 §1 Verify the GDS driver (nvidia-fs)", "host", "docs/host.md#rules"},
+    check};
 
 }  // namespace trainimg::host
 
@@ -59,7 +57,7 @@ void check_nvidia_fs_version(const std::optional<std::string>& version, bool two
   out.text_facts.emplace_back("nvidia-fs version", version.value_or("?") + " (minimum " + min + ")");
   if (!version) {
     out.findings.push_back(
-        Finding(nvidia_fs_rule(), "no nvidia-fs version (`NVFS Driver(version: …)`)").in(file));
+        Finding(kNvidiaFs.info, "no nvidia-fs version (`NVFS Driver(version: …)`)").in(file));
     return;
   }
   std::string m = min;
@@ -69,7 +67,7 @@ void check_nvidia_fs_version(const std::optional<std::string>& version, bool two
   }
   if (compare_versions(*version, m) < 0)
     out.findings.push_back(
-        Finding(nvidia_fs_rule(), "nvidia-fs " + *version + " is below the minimum " + min).in(file));
+        Finding(kNvidiaFs.info, "nvidia-fs " + *version + " is below the minimum " + min).in(file));
 }
 
 }  // namespace trainimg::host
