@@ -170,7 +170,4 @@ struct GdsInputs {
 /// judged is the live stats', else --stats-after's, else gdscheck's.
 Report check_gds(const GdsInputs& in);
 
-/// Formats a byte count as the seeds do: "10 GiB", "1 MiB", "1536 KiB".
-std::string format_bytes(long long bytes);
-
 }  // namespace trainimg::host

@@ -142,7 +142,9 @@ Report check_gds(const GdsInputs& o) {
   r.notes = std::move(out.notes);
   r.text_facts = std::move(out.text_facts);
   if (mode)
-    r.text_facts.insert(r.text_facts.begin(), {"mode", o.mode + " (I/O size " + format_bytes(io) + ")"});
+    r.text_facts.insert(
+        r.text_facts.begin(),
+        {"mode", o.mode + " (I/O size " + format_exact_byte_size(static_cast<uint64_t>(io)) + ")"});
   return r;
 }
 

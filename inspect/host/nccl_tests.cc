@@ -65,7 +65,7 @@ NcclTests parse_nccl_tests(std::string_view text, const std::string& file) {
   int last_nonempty = 0;
   for (int i = 0; i < static_cast<int>(lines.size()); ++i)
     if (!trim(lines[i]).empty()) last_nonempty = i + 1;
-  std::vector<std::string> header;  // column names without '#'
+  std::vector<std::string> header;    // column names without '#'
   size_t oop_begin = 0, oop_end = 0;  // the out-of-place group [time, next time)
   int n = 0;
   for (auto full_line : lines) {
@@ -151,7 +151,7 @@ NcclTests parse_nccl_tests(std::string_view text, const std::string& file) {
                   "size \"" + std::string(tk.text) + "\" has a separator (localised output?)",
                   "run nccl-tests with LC_ALL=C and save its output unchanged");
         auto v = to_int(tk.text);
-        if (!v)
+        if (!v || *v < 0)
           fail_at(file, n, tk.column, full_line, "\"" + std::string(tk.text) + "\" is not a whole number");
         (h == "size" ? r.size : r.count) = *v;
       } else if (tk.text.empty()) {  // the blank out-of-place group of an in-place-only row
@@ -175,16 +175,6 @@ NcclTests parse_nccl_tests(std::string_view text, const std::string& file) {
     t.rows.push_back(r);
   }
   return t;
-}
-
-std::string format_bytes(long long b) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (u < 4 && b != 0 && b % 1024 == 0) {
-    b /= 1024;
-    ++u;
-  }
-  return std::to_string(b) + " " + units[u];
 }
 
 }  // namespace trainimg::host

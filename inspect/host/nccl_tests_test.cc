@@ -184,9 +184,11 @@ TEST(NcclTests, ALaterCleanRunDoesNotHideAnEarlierFailure) {
   EXPECT_EQ(t.out_of_bounds_line, 4);
 }
 
-TEST(Sizes, FormatLikeTheSeeds) {  // parsing: common/units_test.cc
-  EXPECT_EQ(format_bytes(10737418240LL), "10 GiB");
-  EXPECT_EQ(format_bytes(1536 * 1024), "1536 KiB");
+TEST(NcclTests, RefusesANegativeSize) {
+  EXPECT_THROW(
+      parse_row("          -8             2     float     sum      -1    10.00    0.00    0.00      0"
+                "    10.00    0.00    0.00      0"),
+      Error);
 }
 
 }  // namespace

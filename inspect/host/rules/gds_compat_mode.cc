@@ -3,6 +3,7 @@
 // throughput alone cannot tell GDS from compat mode; Mmap/Bar1-map must rise
 // after a GDS run, Sparse Reads after a GDS read, none may move after a CPU
 // run, and every err= must be 0.
+#include "common/units.h"
 #include "inspect/host/parsers.h"
 #include "inspect/host/rules.h"
 
@@ -54,7 +55,8 @@ void check_gds_counters(const NvfsStats& before, const NvfsStats& after, const s
     std::string shown = std::string(key) + " " + std::to_string(vb) + " → " + std::to_string(va) + " (" +
                         (delta >= 0 ? "+" : "") + std::to_string(delta);
     if (std::string(key) == "Sparse Reads" && delta > 0 && io_size > 0)
-      shown += " = " + format_bytes(delta * io_size) + " / " + format_bytes(io_size);
+      shown += " = " + format_exact_byte_size(static_cast<uint64_t>(delta * io_size)) + " / " +
+               format_exact_byte_size(static_cast<uint64_t>(io_size));
     shown += ")";
     out.text_facts.emplace_back(key, shown.substr(std::string(key).size() + 1));
     bool must_rise = gds && (std::string(key) != "Sparse Reads" || mode == GdsMode::GdsRead);

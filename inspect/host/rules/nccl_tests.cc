@@ -7,6 +7,7 @@
 // reference is not a guarantee, a 10% margin) is an error (domain.md §6).
 #include <cstdio>
 
+#include "common/units.h"
 #include "inspect/host/parsers.h"
 #include "inspect/host/rules.h"
 
@@ -64,11 +65,11 @@ CheckOutput check_nccl_tests(const NcclTests& t, std::string_view text, const st
   const NcclTestsRow* largest = &t.rows.front();
   for (const auto& r : t.rows)
     if (r.size > largest->size) largest = &r;
-  out.text_facts = {
-      {"rows", std::to_string(t.rows.size())},
-      {"largest size", format_bytes(largest->size) + " (line " + std::to_string(largest->line) + ")"},
-      {"busbw at largest",
-       gbps(largest->oop_busbw) + " GB/s out-of-place, " + gbps(largest->ip_busbw) + " GB/s in-place"}};
+  out.text_facts = {{"rows", std::to_string(t.rows.size())},
+                    {"largest size", format_exact_byte_size(static_cast<uint64_t>(largest->size)) +
+                                         " (line " + std::to_string(largest->line) + ")"},
+                    {"busbw at largest", gbps(largest->oop_busbw) + " GB/s out-of-place, " +
+                                             gbps(largest->ip_busbw) + " GB/s in-place"}};
   if (t.out_of_bounds) out.text_facts.emplace_back("out of bounds values", std::to_string(*t.out_of_bounds));
   if (t.avg_busbw) out.text_facts.emplace_back("avg bus bandwidth", gbps(*t.avg_busbw) + " GB/s");
   if (baseline_busbw) {
@@ -77,7 +78,8 @@ CheckOutput check_nccl_tests(const NcclTests& t, std::string_view text, const st
     out.text_facts.emplace_back("baseline", gbps(*baseline_busbw) + " GB/s × " + gbps(min_ratio) + " = " +
                                                 gbps(need) + " GB/s needed");
     if (got < need)
-      at(largest->line, "busbw " + gbps(got) + " GB/s at " + format_bytes(largest->size) + " is below " +
+      at(largest->line, "busbw " + gbps(got) + " GB/s at " +
+                            format_exact_byte_size(static_cast<uint64_t>(largest->size)) + " is below " +
                             gbps(min_ratio) + " × baseline " + gbps(*baseline_busbw) +
                             " GB/s = " + gbps(need) + " GB/s (ratio " + gbps(got / *baseline_busbw) + ")");
   }
