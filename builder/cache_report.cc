@@ -10,10 +10,10 @@
 #include <ostream>
 
 #include "builder/pyxis.h"
-#include "common/units.h"
 #include "builder/pyxis_cache.h"
 #include "common/error.h"
-#include "inspect/inspect.h"
+#include "common/units.h"
+#include "inspect/registry/registry.h"
 
 namespace trainimg::builder {
 
