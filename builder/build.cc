@@ -15,7 +15,7 @@
 #include "common/error.h"
 #include "common/report.h"
 #include "common/version.h"
-#include "inspect/inspect.h"
+#include "inspect/engine/engine.h"
 
 namespace trainimg::builder {
 namespace fs = std::filesystem;

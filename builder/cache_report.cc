@@ -13,7 +13,7 @@
 #include "builder/pyxis_cache.h"
 #include "common/error.h"
 #include "common/units.h"
-#include "inspect/inspect.h"
+#include "inspect/registry/registry.h"
 
 namespace trainimg::builder {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::builder {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/report.h"
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 #include "sqsh/sqsh.h"
 
 namespace trainimg::builder {

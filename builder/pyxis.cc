@@ -19,6 +19,8 @@
 #include "common/error.h"
 #include "inspect/host.h"
 #include "inspect/inspect.h"
+#include "inspect/registry/registry.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::builder {
 

@@ -21,7 +21,7 @@
 #include "builder/import/reuse_index.h"
 #include "builder/publish.h"
 #include "common/error.h"
-#include "inspect/inspect.h"
+#include "inspect/registry/registry.h"
 
 namespace trainimg::builder {
 namespace {

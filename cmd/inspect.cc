@@ -6,6 +6,7 @@
 
 #include "cmd/command.h"
 #include "inspect/host.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::cmd {
 

@@ -3,6 +3,7 @@
 #include "inspect/inspect.h"
 
 #include "inspect/facts/gather.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::inspect {
 

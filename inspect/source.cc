@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // open_source(): one scheme table, then probing for bare paths (local kinds
 // first, as syft's providers are tried: specific before generic).
+#include "inspect/sources/source.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,7 +12,6 @@
 
 #include "common/error.h"
 #include "common/fd.h"
-#include "inspect/inspect.h"
 #include "inspect/sources/dir_source.h"
 #include "inspect/sources/docker_archive_source.h"
 #include "inspect/sources/dockerd_source.h"

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::inspect {
 

@@ -24,7 +24,9 @@
 
 #include "common/error.h"
 #include "common/fd.h"
-#include "inspect/inspect.h"
+#include "inspect/engine/engine.h"
+#include "inspect/sources/source.h"
+#include "inspect/sources/tar.h"
 
 namespace trainimg::builder {
 
@@ -137,7 +139,7 @@ namespace {
 // from the walking thread, it stalled each time that thread waited for the
 // compressors (a full block queue), and export and compression took turns
 // instead of overlapping.
-class ReadAhead : public inspect::ByteSource {
+class ReadAhead : public inspect::ContentReader {
  public:
   ReadAhead(inspect::engine::Stream& s, size_t ahead) : s_(s), ahead_(ahead), thread_([this] { run(); }) {}
   ~ReadAhead() override {

@@ -28,7 +28,7 @@
 #include <optional>
 #include <string>
 
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::builder {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::builder {
 

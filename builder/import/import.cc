@@ -46,6 +46,8 @@
 #include "common/fd.h"
 #include "common/version_info.h"
 #include "inspect/inspect.h"
+#include "inspect/registry/registry.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::builder {
 

@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "common/hash_table.h"
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::builder {
 

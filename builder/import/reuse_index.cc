@@ -10,6 +10,7 @@
 #include "builder/publish.h"
 #include "common/error.h"
 #include "common/fd.h"
+#include "inspect/registry/registry.h"
 
 namespace trainimg::builder {
 

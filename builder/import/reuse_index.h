@@ -22,7 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 #include "sqsh/sqsh.h"
 
 namespace trainimg::builder {

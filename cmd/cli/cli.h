@@ -14,7 +14,7 @@
 
 #include "common/report.h"
 #include "inspect/host/fleet.h"
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 #include "recipes/policy/policy.h"
 
 namespace trainimg::cmd {

@@ -2,7 +2,7 @@
 // The docker:// flags that inspect and import share.
 #include "cmd/cli/cli.h"
 #include "common/error.h"
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::cmd {
 

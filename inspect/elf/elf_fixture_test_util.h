@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 #include "inspect/testing/image_builder.h"
 
 namespace trainimg::inspect::testing {

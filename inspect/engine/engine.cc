@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
+#include "inspect/engine/engine.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -7,7 +9,6 @@
 #include "common/json_text.h"
 #include "common/version.h"
 #include "inspect/engine/transfer.h"
-#include "inspect/inspect.h"
 
 namespace trainimg::inspect::engine {
 namespace {

@@ -3,6 +3,8 @@
 // /var/run/docker.sock is absent), and against a fake daemon on a unix socket
 // for the failures a real daemon will not produce on demand (a connection cut
 // mid-stream, a non-JSON error body).
+#include "inspect/engine/engine.h"
+
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
@@ -20,7 +22,6 @@
 
 #include "common/error.h"
 #include "common/fd.h"
-#include "inspect/inspect.h"
 #include "inspect/sources/string_source.h"
 #include "inspect/testing/image_builder.h"
 

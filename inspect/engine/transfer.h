@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "inspect/curl_util.h"
-#include "inspect/inspect.h"
+#include "inspect/engine/engine.h"
 
 namespace trainimg::inspect::engine {
 

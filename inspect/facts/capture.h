@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::inspect::facts {
 

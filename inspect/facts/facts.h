@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "inspect/facts/text_parsers.h"
-#include "inspect/inspect.h"
 
 namespace trainimg::inspect::facts {
 

@@ -9,6 +9,7 @@
 #include "common/xml.h"
 #include "inspect/host/rules.h"
 #include "inspect/inspect.h"
+#include "inspect/registry/registry.h"
 
 namespace trainimg::host {
 

@@ -13,7 +13,7 @@
 
 #include "common/error.h"
 #include "common/shared_dir.h"
-#include "inspect/inspect.h"
+#include "inspect/registry/registry.h"
 #include "inspect/sources/digest.h"
 
 namespace trainimg::inspect::registry {

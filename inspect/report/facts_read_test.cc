@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "inspect/facts/ngc_fixture_test_util.h"
+#include "inspect/inspect.h"
 
 namespace trainimg::inspect {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "inspect/inspect.h"  // sha256_digest, is_sha256_digest
+#include "inspect/registry/registry.h"  // sha256_digest, sha256_file, is_sha256_digest
 
 namespace trainimg::inspect {
 

@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::inspect {
 

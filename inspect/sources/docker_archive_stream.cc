@@ -22,7 +22,7 @@ constexpr uint64_t kMaxTrailing = 1 << 20;   // after a layer tar's end marker
 constexpr int kMaxLinkHops = 16;
 
 // The current member of the outer archive, as a byte source.
-class MemberSource : public ByteSource {
+class MemberSource : public ContentReader {
  public:
   explicit MemberSource(TarReader& outer) : outer_(outer) {}
   size_t read(char* buf, size_t n) override { return outer_.read(buf, n); }
@@ -112,7 +112,7 @@ struct Link {
 
 class StreamReader {
  public:
-  StreamReader(ByteSource& in, std::string file, std::string ref, LayerVisitor* v)
+  StreamReader(ContentReader& in, std::string file, std::string ref, LayerVisitor* v)
       : in_(in), file_(std::move(file)), ref_(std::move(ref)), v_(v), spill_(file_) {}
 
   ImageDescription run() {
@@ -231,7 +231,7 @@ class StreamReader {
     v_->end_layer(layer_id, index);
   }
 
-  ByteSource& in_;
+  ContentReader& in_;
   std::string file_, ref_;
   LayerVisitor* v_;
   SpillFile spill_;
@@ -243,8 +243,8 @@ class StreamReader {
 
 }  // namespace
 
-ImageDescription read_docker_archive_stream(ByteSource& in, const std::string& file, const std::string& ref,
-                                            LayerVisitor* v) {
+ImageDescription read_docker_archive_stream(ContentReader& in, const std::string& file,
+                                            const std::string& ref, LayerVisitor* v) {
   return StreamReader(in, file, ref, v).run();
 }
 

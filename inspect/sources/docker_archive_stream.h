@@ -18,7 +18,7 @@
 
 #include <string>
 
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 #include "inspect/sources/tar_layer.h"
 
 namespace trainimg::inspect {
@@ -28,7 +28,7 @@ namespace trainimg::inspect {
 /// select_archive_image). With `v`, walks the image's layers in order through
 /// it. Returns the description (reference and kind are left to the caller).
 /// Throws trainimg::Error on corrupt, truncated or hostile input.
-ImageDescription read_docker_archive_stream(ByteSource& in, const std::string& file, const std::string& ref,
-                                            LayerVisitor* v);
+ImageDescription read_docker_archive_stream(ContentReader& in, const std::string& file,
+                                            const std::string& ref, LayerVisitor* v);
 
 }  // namespace trainimg::inspect

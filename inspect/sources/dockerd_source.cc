@@ -2,14 +2,16 @@
 #include "inspect/sources/dockerd_source.h"
 
 #include "common/error.h"
-#include "inspect/inspect.h"
+#include "inspect/engine/engine.h"
 #include "inspect/sources/docker_archive_stream.h"
 #include "inspect/sources/image_config.h"
+#include "inspect/sources/source.h"
+#include "inspect/sources/tar.h"
 
 namespace trainimg::inspect {
 namespace {
 
-class StreamSource : public ByteSource {
+class StreamSource : public ContentReader {
  public:
   explicit StreamSource(engine::Stream& s) : s_(s) {}
   size_t read(char* buf, size_t n) override { return s_.read(buf, n); }

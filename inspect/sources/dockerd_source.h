@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::inspect {
 

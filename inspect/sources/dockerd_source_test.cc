@@ -9,7 +9,8 @@
 #include <sys/stat.h>
 
 #include "common/error.h"
-#include "inspect/inspect.h"
+#include "inspect/engine/engine.h"
+#include "inspect/sources/source.h"
 #include "inspect/testing/image_builder.h"
 #include "inspect/tree.h"
 

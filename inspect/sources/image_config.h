@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "inspect/inspect.h"  // ParsedConfig, parse_image_config
+#include "inspect/sources/tar.h"  // ParsedConfig, parse_image_config
 
 namespace trainimg::inspect {
 

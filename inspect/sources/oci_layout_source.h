@@ -16,7 +16,7 @@
 #include <string>
 
 #include "common/fd.h"
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 #include "inspect/sources/tar_layer.h"
 
 namespace trainimg::inspect {

@@ -14,10 +14,12 @@
 
 #include "common/error.h"
 #include "common/fd.h"
-#include "inspect/inspect.h"
 #include "inspect/registry/client.h"
+#include "inspect/registry/registry.h"
 #include "inspect/sources/digest.h"
 #include "inspect/sources/image_config.h"
+#include "inspect/sources/source.h"
+#include "inspect/sources/tar.h"
 #include "inspect/sources/tar_layer.h"
 
 namespace trainimg::inspect {
@@ -488,7 +490,7 @@ class RegistrySource : public ImageSource {
   }
 
   // A layer blob while it downloads: reads wait for the bytes to arrive.
-  class GrowingBlob : public ByteSource {
+  class GrowingBlob : public ContentReader {
    public:
     GrowingBlob(RegistrySource& s, size_t i) : s_(s), i_(i), size_(s.layers_[i].size) {}
     size_t read(char* buf, size_t n) override {

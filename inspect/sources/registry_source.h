@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "inspect/inspect.h"  // SourceOptions, resolve_registry_digest
+#include "inspect/sources/source.h"  // SourceOptions
 
 namespace trainimg::inspect {
 

@@ -23,8 +23,10 @@
 #include "common/error.h"
 #include "inspect/inspect.h"
 #include "inspect/registry/credentials.h"
+#include "inspect/registry/registry.h"
 #include "inspect/sources/digest.h"
 #include "inspect/sources/oci_layout_source.h"
+#include "inspect/sources/source.h"
 #include "inspect/testing/image_builder.h"
 #include "inspect/tree.h"
 

@@ -8,7 +8,8 @@
 #include <algorithm>
 #include <functional>
 
-#include "inspect/inspect.h"
+#include "inspect/engine/engine.h"
+#include "inspect/sources/source.h"
 #include "inspect/testing/image_builder.h"
 #include "inspect/tree.h"
 

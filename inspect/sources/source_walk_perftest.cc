@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 #include "inspect/tree.h"
 
 int main(int argc, char** argv) {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::inspect {
 

@@ -1,20 +1,18 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Bytes already in memory, read in order through either reading interface:
-// as a ByteSource (a small docker-archive member replayed as a layer tar) or
-// as a ContentReader (a file's bytes handed to a LayerVisitor). The one
-// read() and skip() serve both. Borrows the string: it must outlive it.
+// Bytes already in memory, read in order as a ContentReader: a small
+// docker-archive member replayed as a layer tar, or a file's bytes handed to
+// a LayerVisitor. Borrows the string: it must outlive it.
 #pragma once
 
 #include <algorithm>
 #include <string>
 #include <string_view>
 
-#include "inspect/inspect.h"
-#include "inspect/sources/tar_layer.h"
+#include "inspect/sources/source.h"
 
 namespace trainimg::inspect {
 
-class StringSource final : public ByteSource, public ContentReader {
+class StringSource final : public ContentReader {
  public:
   explicit StringSource(const std::string& s) : s_(s) {}
   explicit StringSource(std::string&&) = delete;  // would outlive its bytes

@@ -16,6 +16,7 @@
 
 #include "common/error.h"
 #include "common/hash_table.h"
+#include "inspect/sources/tar.h"  // walk_layer_tar
 #include "inspect/tree.h"
 
 namespace trainimg::inspect {
@@ -92,7 +93,7 @@ std::string_view HashingSource::read_view(std::span<char> scratch) {
 }
 
 uint64_t HashingSource::skip(uint64_t n) {
-  if (!seekable()) return ByteSource::skip(n);  // read (and hash) what is skipped
+  if (!seekable()) return ContentReader::skip(n);  // read (and hash) what is skipped
   uint64_t got = inner_.skip(n);
   if (got > 0) hashed_all_ = false;
   bytes_ += got;
@@ -113,7 +114,7 @@ std::optional<std::string> HashingSource::finish(const std::string& file, const 
   return sha_.digest();
 }
 
-TarReader::TarReader(ByteSource& in, std::string file, std::string member, size_t buffer_size)
+TarReader::TarReader(ContentReader& in, std::string file, std::string member, size_t buffer_size)
     : in_(in), file_(std::move(file)), member_(std::move(member)), buf_(buffer_size) {
   a_ = new_archive_reader();
   archive* a = a_.get();
@@ -505,7 +506,7 @@ class LayerChecks {
 
 }  // namespace
 
-void walk_layer_tar(ByteSource& in, const LayerInput& where, LayerVisitor& v) {
+void walk_layer_tar(ContentReader& in, const LayerInput& where, LayerVisitor& v) {
   // Seekable: small reads, so that unwanted data is seeked over, not read ahead.
   TarReader t(in, where.file, "layer " + where.member, in.seekable() ? 16 * 1024 : 256 * 1024);
   LayerChecks checks(t);

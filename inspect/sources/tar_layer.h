@@ -21,15 +21,15 @@
 #include <vector>
 
 #include "common/fd.h"
-#include "inspect/inspect.h"  // ByteSource, LayerInput, walk_layer_tar
 #include "inspect/sources/archive_handles.h"
 #include "inspect/sources/digest.h"
+#include "inspect/sources/source.h"  // ContentReader, LayerVisitor
 
 namespace trainimg::inspect {
 
 /// Bytes [offset, offset+length) of an open file, read with pread; skip()
 /// seeks (never past the end of the range).
-class FileRange : public ByteSource {
+class FileRange : public ContentReader {
  public:
   FileRange(int fd, uint64_t offset, uint64_t length, std::string name)
       : fd_(fd), begin_(offset), end_(offset + length), pos_(offset), name_(std::move(name)) {}
@@ -68,9 +68,9 @@ class MappedRange : public FileRange {
 /// Passes bytes through while hashing them. A skip that the inner source
 /// seeks over makes the digest unknowable (verified() then says so), unless
 /// `allow_seek` is false, in which case skipped bytes are read and hashed.
-class HashingSource : public ByteSource {
+class HashingSource : public ContentReader {
  public:
-  HashingSource(ByteSource& inner, bool allow_seek) : inner_(inner), allow_seek_(allow_seek) {}
+  HashingSource(ContentReader& inner, bool allow_seek) : inner_(inner), allow_seek_(allow_seek) {}
   size_t read(char* buf, size_t n) override;
   std::string_view read_view(std::span<char> scratch) override;
   uint64_t skip(uint64_t n) override;
@@ -81,19 +81,19 @@ class HashingSource : public ByteSource {
   uint64_t bytes() const { return bytes_; }
 
  private:
-  ByteSource& inner_;
+  ContentReader& inner_;
   bool allow_seek_;
   bool hashed_all_ = true;
   uint64_t bytes_ = 0;
   Sha256 sha_;
 };
 
-/// libarchive reading a tar (any compression filter) from a ByteSource. No
+/// libarchive reading a tar (any compression filter) from a ContentReader. No
 /// exception crosses libarchive: one thrown by the source is kept and
 /// rethrown from next()/read(). Errors name `file` and `member`.
 class TarReader {
  public:
-  TarReader(ByteSource& in, std::string file, std::string member, size_t buffer_size = 64 * 1024);
+  TarReader(ContentReader& in, std::string file, std::string member, size_t buffer_size = 64 * 1024);
   TarReader(const TarReader&) = delete;
   TarReader& operator=(const TarReader&) = delete;
   /// The next member's header, or nullptr at the end of the archive.
@@ -118,7 +118,7 @@ class TarReader {
   static la_ssize_t read_cb(archive*, void* self, const void** buf);
   static la_int64_t skip_cb(archive*, void* self, la_int64_t n);
   void check(int rc, const std::string& context);
-  ByteSource& in_;
+  ContentReader& in_;
   std::string file_, member_;
   std::vector<char> buf_;
   size_t grow_to_ = 0;  ///< a compressed stream: bigger reads from the next one on

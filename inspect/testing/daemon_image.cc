@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "common/error.h"
-#include "inspect/inspect.h"
+#include "inspect/engine/engine.h"
 #include "inspect/sources/string_source.h"
 
 namespace trainimg::inspect::testing {

@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "common/error.h"
-#include "inspect/inspect.h"
+#include "inspect/engine/engine.h"
 
 namespace trainimg::inspect::testing {
 namespace {

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "inspect/inspect.h"
+#include "inspect/sources/source.h"
 #include "inspect/tree.h"
 
 namespace trainimg::inspect::testing {

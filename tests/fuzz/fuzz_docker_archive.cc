@@ -6,6 +6,7 @@
 // goes through (manifest.json last, layers replayed), reading every file.
 #include "inspect/inspect.h"
 #include "inspect/sources/docker_archive_stream.h"
+#include "inspect/sources/source.h"
 #include "inspect/sources/string_source.h"
 #include "tests/fuzz/fuzz_support.h"
 

@@ -15,6 +15,7 @@
 #include "inspect/registry/parse.h"
 #include "inspect/registry/reference.h"
 #include "inspect/sources/registry_source.h"
+#include "inspect/sources/source.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -13,6 +13,7 @@
 #include "builder/import/reuse_index.h"
 #include "common/error.h"
 #include "common/fd.h"
+#include "inspect/registry/registry.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

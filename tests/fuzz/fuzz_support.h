@@ -18,7 +18,7 @@
 
 #include "common/error.h"
 #include "common/fd.h"
-#include "inspect/inspect.h"
+#include "inspect/registry/registry.h"
 
 namespace trainimg::fuzz {
 
