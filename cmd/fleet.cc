@@ -12,8 +12,6 @@ namespace trainimg::cmd {
 
 namespace {
 
-using namespace trainimg::host;
-
 struct FleetArgs {
   builder::FleetInputs in;
   std::string expect, baseline;
@@ -26,8 +24,7 @@ void setup_fleet_check(CLI::App& sub, Runner& run) {
   sub.add_option("--profiles", a->in.profiles, "Judge DIR/*.json (NODE.json each) instead of running srun");
   sub.add_option("--expect", a->expect, "As for host check: gpus=N,efas=N,kernel=K,…");
   sub.add_option("--baseline", a->baseline, "A reference node's profile (host check --baseline)");
-  // --baseline here names a reference node's profile, and the fleet
-  // reports have no place for suppressed findings.
+  // --baseline names a reference node's profile; fleet reports keep no suppressed findings.
   auto rf = std::make_shared<ReportFlags>();
   ReportFlagSet set;
   set.baseline = set.write_baseline = set.show_suppressed = false;
@@ -39,11 +36,11 @@ void setup_fleet_check(CLI::App& sub, Runner& run) {
                "Drain failing nodes: Reason=\"trainimg: RULE: MESSAGE\" (never an admin's)");
   run = [a, rf] {
     return run_check(*rf, [&](const policy::Policy&) {
-      Expectations e = parse_expectations(a->expect);
-      std::optional<HostProfile> base;
-      if (!a->baseline.empty()) base = read_profile(a->baseline);
+      host::Expectations e = host::parse_expectations(a->expect);
+      std::optional<host::HostProfile> base;
+      if (!a->baseline.empty()) base = host::read_profile(a->baseline);
       auto out = std::make_unique<FleetOutcome>(
-          judge_fleet(builder::gather_fleet(a->in), e, base ? &*base : nullptr, a->baseline));
+          host::judge_fleet(builder::gather_fleet(a->in), e, base ? &*base : nullptr, a->baseline));
       out->drain = a->in.drain;
       return out;
     });
