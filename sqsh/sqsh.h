@@ -237,7 +237,8 @@ class Writer {
     uint64_t files = 0;
   };
   Stats stats() const;
-  ReuseStats reuse_stats() const;
+  /// What block reuse did: from every source (-1), or from one.
+  ReuseStats reuse_stats(int source = -1) const;
 
   /// After finish(), with WriterOptions::record_extents: where the regular
   /// file at `path` (a hard link: its inode) was written; nullopt otherwise.

@@ -332,8 +332,10 @@ void Writer::add_reused_file(const Node& n, int source, FileExtent x) {
   });
 }
 
-ReuseStats Writer::reuse_stats() const {
-  return impl_->reuse;
+ReuseStats Writer::reuse_stats(int source) const {
+  if (source < 0) return impl_->reuse;
+  const auto& all = impl_->reuse_sources;
+  return static_cast<size_t>(source) < all.size() ? all[static_cast<size_t>(source)].stats : ReuseStats{};
 }
 
 std::optional<FileExtent> Writer::extent(const std::string& path) const {

@@ -96,6 +96,7 @@ struct Writer::Impl {
     std::string name;
     ImageInfo info;
     std::vector<Fragment> fragments;
+    ReuseStats stats{};  ///< what was copied from it
   };
   struct ReusedFile {
     WNode* node = nullptr;

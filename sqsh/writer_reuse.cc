@@ -99,7 +99,7 @@ void Writer::Impl::add_reused_file(const Node& n, int source, FileExtent x) {
 
 void Writer::Impl::copy_reused() {
   for (size_t si = 0; si < reuse_sources.size(); ++si) {
-    const ReuseSource& s = reuse_sources[si];
+    ReuseSource& s = reuse_sources[si];
     // What this image still uses (a file replaced or removed after it was
     // added has no link left).
     std::vector<Range> ranges;
@@ -134,11 +134,13 @@ void Writer::Impl::copy_reused() {
                    "padding before reused blocks");
           at += pad;
           reuse.dead_bytes += pad;
+          s.stats.dead_bytes += pad;
         }
       }
       r.dst = at;
       check_rc(fd_file_copy_in(file.get(), s.fd, r.src, len, at), "copying the blocks of " + s.name);
       reuse.copied_bytes += len;
+      s.stats.copied_bytes += len;
     }
     auto where = [&](uint64_t src) {
       auto it = std::upper_bound(merged.begin(), merged.end(), src,
@@ -185,6 +187,8 @@ void Writer::Impl::copy_reused() {
       r.node->file_inode = in;
       reuse.files++;
       reuse.file_bytes += x.size;
+      s.stats.files++;
+      s.stats.file_bytes += x.size;
       stats.input_bytes += x.size;
     }
   }

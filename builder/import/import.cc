@@ -31,6 +31,7 @@
 #include <filesystem>
 #include <future>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -40,6 +41,7 @@
 #include "builder/import/fixup.h"
 #include "builder/import/merge.h"
 #include "builder/import/reuse_index.h"
+#include "builder/import/segments.h"
 #include "builder/import/via_enroot.h"
 #include "builder/publish.h"
 #include "common/error.h"
@@ -55,8 +57,6 @@ namespace {
 
 using inspect::Entry;
 using inspect::EntryType;
-
-constexpr size_t kChunk = 1u << 20;
 
 // Paths enroot's import writes itself (docker::configure) or Docker's init
 // layer replaces: a single pass never writes the image's bytes for them.
@@ -144,6 +144,8 @@ struct Job {
   struct Reuse* reuse = nullptr;
   /// Walk position of each layer's first entry (filled by the merge pass).
   std::vector<uint64_t> layer_first{};
+  /// The data pass's segments (segments.h): open until the writer finishes.
+  std::vector<std::unique_ptr<AtomicFile>> segments{};
 
   sqsh::Node node(const Entry& e) const { return to_node(e, fix, clamp); }
   /// A view's node at `path` (its key).
@@ -159,6 +161,18 @@ struct Job {
     prog.phase = phase;
     prog.image_digest = desc.digest;
     if (progress) progress(prog);
+  }
+
+  /// A file's bytes written (from any thread).
+  void file_written(uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(report_mu);
+    prog.files++;
+    prog.bytes += bytes;
+    if (prog.files % 1024 == 0) {
+      prog.phase = "data";
+      prog.image_digest = desc.digest;
+      if (progress) progress(prog);
+    }
   }
 
   void report_download(const inspect::TransferProgress& t) {
@@ -215,25 +229,7 @@ class LayerFilter : public inspect::LayerVisitor {
 
 // Streams one file's bytes into the writer, checking the size the header gave.
 void copy_content(Job& job, sqsh::Writer& w, const sqsh::Node& node, inspect::ContentReader& r) {
-  static thread_local std::vector<char> buf(kChunk);
-  w.begin_file(node);
-  uint64_t got = 0;
-  for (;;) {
-    check_interrupted(job.desc.reference);
-    std::string_view v = r.read_view(buf);
-    if (v.empty()) break;
-    got += v.size();
-    if (got > node.size) break;
-    w.write(v.data(), v.size());
-  }
-  if (got != node.size)
-    throw Error(job.desc.reference, node.path + ": the header says " + std::to_string(node.size) +
-                                        " bytes, the data has " +
-                                        (got > node.size ? "more" : std::to_string(got)));
-  w.end_file();
-  job.prog.files++;
-  job.prog.bytes += got;
-  if (job.prog.files % 1024 == 0) job.report("data");
+  job.file_written(copy_file_content(w, node, node.path, r, job.desc.reference));
   // The merged view shrinks as files are written (docs/import.md) while
   // libsquashfs's per-file inodes grow on the writer's data thread, in that
   // thread's malloc arena, where the view's freed memory cannot serve them:
@@ -263,59 +259,6 @@ class MergePass : public inspect::LayerVisitor {
  private:
   Job& job_;
   LayerMerger& m_;
-  uint64_t seq_ = 0;
-};
-
-// Pass 2: the bytes of the planned owners only, at their walk positions. A
-// file written leaves the view (and the plan), so the view shrinks while the
-// writer's tree grows: one tree's worth of memory, not two.
-class DataPass : public inspect::LayerVisitor {
- public:
-  DataPass(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan)
-      : job_(job), w_(w), view_(view), plan_(plan) {}
-  // Layers may be skipped (their files' blocks are reused): each starts at
-  // the walk position the merge pass gave it.
-  void begin_layer(const std::string& id, size_t index) override {
-    (void)id;
-    if (index < job_.layer_first.size()) seq_ = job_.layer_first[index];
-  }
-  bool entry(const Entry& e) override {
-    const uint64_t s = seq_++;
-    if ((s & 1023) == 0) check_interrupted(job_.desc.reference);
-    const auto& owners = plan_.content_owner;  // ascending, as the walk
-    while (next_ < owners.size() && owners[next_].first < s) ++next_;
-    if (next_ == owners.size() || owners[next_].first != s) return false;
-    const auto it = &owners[next_];
-    auto node = view_.find(it->second);
-    const MergedNode& n = node->second;
-    if (e.type != EntryType::File || (e.path != it->second && (!n.source || n.source->path != e.path)))
-      throw Error(job_.desc.reference, "the source changed between two walks (at " + e.path + ")",
-                  "do not modify the image while it is imported");
-    if (n.entry.size == 0) return false;
-    current_ = node;
-    current_seq_ = s;
-    pending_ = true;
-    return true;
-  }
-  void content(const Entry& e, inspect::ContentReader& r) override {
-    if (!pending_) return;
-    (void)e;
-    pending_ = false;
-    copy_content(job_, w_, job_.node(current_->second.entry, current_->first), r);
-    if (job_.index) job_.index->owner(current_seq_, current_->first);
-    ++next_;  // its view of the key erased next is never read again
-    view_.erase(current_);
-  }
-
- private:
-  Job& job_;
-  sqsh::Writer& w_;
-  MergedView& view_;
-  WritePlan& plan_;
-  MergedView::iterator current_{};
-  uint64_t current_seq_ = 0;
-  bool pending_ = false;
-  size_t next_ = 0;  ///< the first owner the walk has not passed
   uint64_t seq_ = 0;
 };
 
@@ -521,6 +464,51 @@ void lend_blocks(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan, s
   job.prog.reuse = nullptr;
 }
 
+// Pass 2: the bytes of the planned owners, each layer's into a segment of its
+// own on a thread of its own (segments.h), joined in layer order. A file
+// handed to the data pass leaves the view (and the plan).
+void write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
+  std::vector<LayerFiles> layers;
+  std::vector<std::pair<uint64_t, std::string_view>> rest;
+  std::vector<MergedView::iterator> taken;
+  for (const auto& [seq, path] : plan.content_owner) {  // ascending: layer by layer
+    auto it = view.find(path);
+    const MergedNode& n = it->second;
+    if (seq == kGeneratedSeq || n.entry.size == 0) {  // write_tree's
+      rest.emplace_back(seq, path);
+      continue;
+    }
+    const size_t layer = layer_of(job, seq);
+    if (layers.empty() || layers.back().layer != layer)
+      layers.push_back({.layer = layer,
+                        .first_seq = job.layer_first[layer],
+                        .blob_bytes = layer < job.desc.layer_bytes.size() ? job.desc.layer_bytes[layer] : 0,
+                        .files = {}});
+    std::string p(path);
+    layers.back().files.push_back(
+        {.seq = seq, .expect = n.source ? n.source->path : p, .node = job.node(n.entry, p), .extent = {}});
+    taken.push_back(it);
+  }
+  plan.content_owner = std::move(rest);  // its views of the keys erased below go first
+  for (MergedView::iterator it : taken) view.erase(it);
+  const SegmentOptions so{.writer = writer_options(job.opt, 0),
+                          .output = job.opt.output,
+                          .reference = job.desc.reference,
+                          .jobs = job.opt.jobs ? job.opt.jobs : std::max(1u, std::thread::hardware_concurrency())};
+  write_segments(
+      job.src, layers, so, [&job](uint64_t bytes) { job.file_written(bytes); },
+      [&](LayerFiles& l, Segment& seg) {
+        const int id = w.add_reuse_source(seg.file->fd(), so.output + " (segment of layer " + std::to_string(l.layer) + ")",
+                                          seg.info, std::move(seg.fragments));
+        for (SegmentFile& f : l.files) {
+          if (job.index) job.index->owner(f.seq, f.node.path);
+          w.add_reused_file(f.node, id, std::move(f.extent));
+        }
+        std::vector<SegmentFile>().swap(l.files);
+        job.segments.push_back(std::move(seg.file));
+      });
+}
+
 // One attempt. Returns false when a single pass met a replaced file and the
 // image must be written again in two passes.
 bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
@@ -554,9 +542,7 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     }
     if (reuse) lend_blocks(job, w, m.view(), plan, want);
     job.report("data");
-    DataPass p2(job, w, m.view(), plan);
-    LayerFilter f2(p2, want);
-    job.src.walk(f2);
+    write_data(job, w, m.view(), plan);
     write_tree(job, w, m.view(), generated);
     out = {p1.entries(), 2};
     return true;
@@ -783,6 +769,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
     for (bool two_pass = layered;; two_pass = true) {
       if (::ftruncate(out.fd(), 0) != 0) throw_errno(out.target(), "truncate failed");
       job.prog = {};
+      job.segments.clear();
       // A first walk for the mtime would cost a pass; the newest mtime is
       // only known after the merge, so a provisional writer gets SDE or 0
       // and every entry carries its own mtime.
@@ -797,11 +784,12 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
       if (!write_image(job, w, two_pass, written)) continue;
       job.report("finish");
       r.image_bytes = w.finish();
+      job.segments.clear();  // copied into the image
       auto st = w.stats();
       r.input_bytes = st.input_bytes;
       r.files = st.files;
       if (reuse) {
-        auto rs = w.reuse_stats();
+        auto rs = w.reuse_stats(reuse->writer_source);
         reuse->summary["copied_bytes"] = rs.copied_bytes;
         reuse->summary["padding_bytes"] = rs.dead_bytes;
       }

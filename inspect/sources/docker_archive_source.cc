@@ -62,15 +62,22 @@ class DockerArchiveSource : public ImageSource {
   ImageDescription describe() override { return desc_; }
 
   void walk(LayerVisitor& v) override {
-    for (size_t i = 0; i < image_.layers.size(); ++i) {
-      if (!v.want_layer(desc_.layers[i], i)) continue;
-      const std::string& name = image_.layers[i];
-      const TarIndex::Member& m = resolve(name);
-      FileRange range(fd_.get(), m.offset, m.size, path_);
-      HashingSource hashed(range, /*allow_seek=*/true);
-      walk_layer_tar(hashed, LayerInput{path_, name, layer_id(i), i}, v);
-      verify_layer(i, hashed);
-    }
+    for (size_t i = 0; i < image_.layers.size(); ++i)
+      if (v.want_layer(desc_.layers[i], i)) walk_layer(i, v);
+  }
+
+  bool can_walk_layer(size_t i) const override { return i < image_.layers.size(); }
+
+  // Reads with pread through a range of its own: calls for different
+  // layers run side by side.
+  void walk_layer(size_t i, LayerVisitor& v) override {
+    if (i >= image_.layers.size()) ImageSource::walk_layer(i, v);
+    const std::string& name = image_.layers[i];
+    const TarIndex::Member& m = resolve(name);
+    FileRange range(fd_.get(), m.offset, m.size, path_);
+    HashingSource hashed(range, /*allow_seek=*/true);
+    walk_layer_tar(hashed, LayerInput{path_, name, layer_id(i), i}, v);
+    verify_layer(i, hashed);
   }
 
  private:

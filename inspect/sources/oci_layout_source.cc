@@ -138,16 +138,23 @@ class OciLayoutSource : public ImageSource {
   ImageDescription describe() override { return desc_; }
 
   void walk(LayerVisitor& v) override {
-    for (size_t i = 0; i < layers_.size(); ++i) {
-      if (!v.want_layer(desc_.layers[i], i)) continue;
-      const Descriptor& ld = layers_[i];
-      Span blob = open_blob(ld);
-      FileRange range(blob.fd, blob.offset, ld.size, dir_);
-      HashingSource hashed(range, /*allow_seek=*/false);
-      walk_layer_tar(hashed, LayerInput{dir_, blob_name(ld), desc_.layers[i], i}, v);
-      std::string got = *hashed.finish(dir_, "layer " + blob_name(ld), kMaxTrailing);
-      if (got != ld.digest) throw mismatch(ld, got);
-    }
+    for (size_t i = 0; i < layers_.size(); ++i)
+      if (v.want_layer(desc_.layers[i], i)) walk_layer(i, v);
+  }
+
+  bool can_walk_layer(size_t i) const override { return i < layers_.size(); }
+
+  // Each call opens its own descriptor or reads with pread: calls for
+  // different layers run side by side.
+  void walk_layer(size_t i, LayerVisitor& v) override {
+    if (i >= layers_.size()) ImageSource::walk_layer(i, v);
+    const Descriptor& ld = layers_[i];
+    Span blob = open_blob(ld);
+    FileRange range(blob.fd, blob.offset, ld.size, dir_);
+    HashingSource hashed(range, /*allow_seek=*/false);
+    walk_layer_tar(hashed, LayerInput{dir_, blob_name(ld), desc_.layers[i], i}, v);
+    std::string got = *hashed.finish(dir_, "layer " + blob_name(ld), kMaxTrailing);
+    if (got != ld.digest) throw mismatch(ld, got);
   }
 
  private:

@@ -235,6 +235,23 @@ class RegistrySource : public ImageSource {
     }
   }
 
+  // A layer an earlier walk fetched and verified (import's data pass).
+  bool can_walk_layer(size_t i) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return i < fds_.size() && fds_[i];
+  }
+
+  void walk_layer(size_t i, LayerVisitor& v) override {
+    int fd = -1;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (i < fds_.size() && fds_[i]) fd = fds_[i].get();
+    }
+    if (fd < 0) return ImageSource::walk_layer(i, v);
+    MappedRange range(fd, 0, layers_[i].size, name());  // verified, never written again
+    walk_layer_tar(range, LayerInput{uri_, "blob " + layers_[i].digest, desc_.layers[i], i}, v);
+  }
+
   void on_transfer(TransferFn fn) override {
     std::lock_guard<std::mutex> lock(mu_);
     transfer_fn_ = std::move(fn);
@@ -566,7 +583,7 @@ class RegistrySource : public ImageSource {
   TransferFn transfer_fn_;
   TransferProgress progress_;
   std::mutex report_mu_;  ///< one on_transfer call at a time, in order
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::thread> threads_;
   std::atomic<size_t> next_{0};

@@ -147,6 +147,18 @@ class ImageSource {
   /// One pass over every layer, lowest first. Throws trainimg::Error on
   /// corrupt or hostile input (naming the input and the entry/offset).
   virtual void walk(LayerVisitor& v) = 0;
+  /// Whether walk_layer(i) can read layer i now: its bytes are at hand on
+  /// their own (an OCI layout's blob, a docker archive's member, a registry
+  /// blob an earlier walk fetched). False by default.
+  virtual bool can_walk_layer(size_t i) const {
+    (void)i;
+    return false;
+  }
+  /// walk() of layer i alone: begin_layer, its entries, end_layer
+  /// (want_layer is not asked), the same entries in the same order and with
+  /// the same checks. Safe to call from several threads at once, each for
+  /// another layer, where can_walk_layer(i) said true; throws Error otherwise.
+  virtual void walk_layer(size_t i, LayerVisitor& v);
   /// Single-layer sources with random access return a lister, valid after
   /// walk() and for as long as anyone holds it; others return null.
   virtual std::shared_ptr<DirLister> lister() { return nullptr; }

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The data pass of a layered import, one layer per thread (issue 26, "Scale").
+//
+// Each layer that holds bytes the image keeps is read on a thread of its own
+// (ImageSource::walk_layer) and its files are compressed into a *segment*: a
+// squashfs image of their own in an unnamed temporary file beside the output,
+// written by a sqsh::Writer with its FileExtents recorded. The segments are
+// joined into the image in layer order, as block reuse joins an earlier
+// image (sqsh::Writer::add_reuse_source / add_reused_file): their blocks are
+// copied as they are, shared with copy_file_range where the file system has
+// reflinks. What a segment holds depends on its layer only, never on the
+// thread count or on which finished first, so the image is the same whatever
+// --jobs is; a source that cannot read a layer on its own (a registry layer
+// not fetched yet) is walked once in order into the same segments.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/atomic_file.h"
+#include "inspect/sources/source.h"
+#include "sqsh/sqsh.h"
+
+namespace trainimg::builder {
+
+/// A file whose bytes a layer holds at walk position `seq`.
+struct SegmentFile {
+  uint64_t seq = 0;
+  std::string expect;  ///< the path the walk names at `seq` (the output path, or a hard link's source)
+  sqsh::Node node;     ///< the node the image gets (its output path and metadata)
+  sqsh::FileExtent extent{};  ///< where the segment holds the bytes (filled by the data pass)
+};
+
+/// The files one layer contributes, in walk order.
+struct LayerFiles {
+  size_t layer = 0;
+  uint64_t first_seq = 0;  ///< walk position of the layer's first entry
+  uint64_t blob_bytes = 0;  ///< its size in the source (the biggest are started first)
+  std::vector<SegmentFile> files;
+};
+
+/// One layer's files compressed: the file, its super block and fragment table.
+struct Segment {
+  std::unique_ptr<AtomicFile> file;  ///< never committed: the kernel or the destructor removes it
+  sqsh::ImageInfo info;
+  std::vector<sqsh::Fragment> fragments;
+};
+
+struct SegmentOptions {
+  sqsh::WriterOptions writer;  ///< the image's options (threads and extents are set here)
+  std::string output;          ///< the image's path: segments are made in its directory
+  std::string reference;       ///< the source, for messages
+  unsigned jobs = 1;           ///< threads in all
+};
+
+/// Streams one file's bytes from `r` into `w` (begin_file … end_file),
+/// checking the size the header gave (an Error names `reference` and
+/// `path`) and for a signal between chunks; returns the bytes written.
+uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::string& path,
+                           inspect::ContentReader& r, const std::string& reference);
+
+/// Writes every layer's segment and hands each to `join`, on the calling
+/// thread and in the order of `layers`; `file_done(bytes)` is called from the
+/// worker threads after each file. An error of any layer stops the others
+/// and is thrown here, after every thread has ended.
+void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, const SegmentOptions& opt,
+                    const std::function<void(uint64_t)>& file_done,
+                    const std::function<void(LayerFiles&, Segment&)>& join);
+
+}  // namespace trainimg::builder
