@@ -124,6 +124,11 @@ sqsh::WriterOptions writer_options(const ImportOptions& o, uint32_t mtime) {
   return w;
 }
 
+// --jobs, 0 meaning every core.
+unsigned import_jobs(const ImportOptions& o) {
+  return o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+}
+
 // Everything one attempt at writing the image shares.
 struct Job {
   const ImportOptions& opt;
@@ -494,7 +499,7 @@ void write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
   const SegmentOptions so{.writer = writer_options(job.opt, 0),
                           .output = job.opt.output,
                           .reference = job.desc.reference,
-                          .jobs = job.opt.jobs ? job.opt.jobs : std::max(1u, std::thread::hardware_concurrency())};
+                          .jobs = import_jobs(job.opt)};
   write_segments(
       job.src, layers, so, [&job](uint64_t bytes) { job.file_written(bytes); },
       [&](LayerFiles& l, Segment& seg) {
@@ -530,8 +535,18 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
         std::vector<Entry>().swap(l.entries);  // the merger holds them now (peak RSS)
       }
     }
-    LayerFilter f1(p1, want);
-    job.src.walk(f1);
+    // Layers the source reads on their own are read side by side and
+    // replayed in order; the others (a registry's, still downloading) in one walk.
+    std::vector<size_t> read;
+    for (size_t i = 0; i < want.size(); ++i)
+      if (want[i]) read.push_back(i);
+    if (read.size() > 1 &&
+        std::all_of(read.begin(), read.end(), [&](size_t i) { return job.src.can_walk_layer(i); })) {
+      walk_layers_in_parallel(job.src, read, import_jobs(job.opt), job.desc.layers, p1);
+    } else {
+      LayerFilter f1(p1, want);
+      job.src.walk(f1);
+    }
     m.finish();
     auto generated = add_generated(job, m, reference_time(job, m));
     drop_excluded(m.view());

@@ -156,6 +156,87 @@ class SerialSegments : public inspect::LayerVisitor {
   size_t joined_ = 0;
 };
 
+// Runs produce(i, stop) for every i of `order` (a permutation of 0..n-1) on
+// `threads` threads, and consume(i, result) on the calling thread for i = 0,
+// 1, … as each is ready; no item more than `window` past the next to consume
+// is started. The first exception of any produce() stops the others (they
+// see `stop`; Cancelled ends them quietly) and is rethrown here, as is one of
+// consume(), once every thread has ended.
+template <class T, class Produce, class Consume>
+void ordered_parallel(const std::vector<size_t>& order, size_t threads, size_t window, Produce produce,
+                      Consume consume) {
+  struct Slot {
+    std::optional<T> value;
+    std::exception_ptr error;
+    bool done = false;
+  };
+  const size_t n = order.size();
+  std::vector<Slot> slots(n);
+  std::mutex mu;
+  std::condition_variable cv;
+  size_t next = 0;      // the next of `order` to start (under mu)
+  size_t consumed = 0;  // items handed to consume() (under mu)
+  std::atomic<bool> stop{false};
+  auto work = [&] {
+    for (;;) {
+      size_t i;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        if (next == n || stop) return;
+        i = order[next++];
+        cv.wait(lock, [&] { return i < consumed + window || stop; });
+        if (stop) return;
+      }
+      Slot s;
+      try {
+        s.value.emplace(produce(i, stop));
+      } catch (const Cancelled&) {
+      } catch (...) {
+        s.error = std::current_exception();
+        stop = true;
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      s.done = true;
+      slots[i] = std::move(s);
+      cv.notify_all();
+    }
+  };
+  std::vector<std::thread> pool;
+  auto end_all = [&] {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      stop = true;
+      cv.notify_all();
+    }
+    for (auto& t : pool) t.join();
+    pool.clear();
+  };
+  struct Joiner {  // no thread outlives this call, whatever it throws
+    decltype(end_all)& f;
+    ~Joiner() { f(); }
+  } joiner{end_all};
+  for (size_t t = 0; t < threads; ++t) pool.emplace_back(work);
+  for (size_t i = 0; i < n; ++i) {
+    Slot s;
+    {
+      std::unique_lock<std::mutex> lock(mu);
+      cv.wait(lock, [&] { return slots[i].done || stop; });
+      if (!slots[i].done) break;  // another item failed: its error is thrown below
+      s = std::move(slots[i]);
+    }
+    if (s.error) std::rethrow_exception(s.error);
+    if (!s.value) break;
+    consume(i, *s.value);
+    std::lock_guard<std::mutex> lock(mu);
+    ++consumed;
+    cv.notify_all();
+  }
+  end_all();
+  for (Slot& s : slots)
+    if (s.error) std::rethrow_exception(s.error);
+  if (consumed != n) throw Error("", "a parallel pass stopped early without an error");  // not reached
+}
+
 }  // namespace
 
 uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::string& path,
@@ -201,71 +282,54 @@ void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, 
   // A thread per layer compresses inline; with fewer layers than jobs each
   // segment gets compressor threads of its own.
   const unsigned workers = static_cast<unsigned>(std::max<size_t>(1, opt.jobs / threads));
-  struct Slot {
-    std::optional<Segment> seg;
-    std::exception_ptr error;
-    bool cancelled = false;
-    bool done = false;
-  };
-  std::vector<Slot> slots(layers.size());
-  std::mutex mu;
-  std::condition_variable cv;
-  std::atomic<size_t> next{0};
-  std::atomic<bool> stop{false};
-  auto work = [&] {
-    for (;;) {
-      const size_t k = next.fetch_add(1);
-      if (k >= order.size() || stop.load()) return;
-      const size_t i = order[k];
-      Slot s;
-      try {
+  ordered_parallel<Segment>(
+      order, threads, layers.size(),
+      [&](size_t i, const std::atomic<bool>& stop) {
         SegmentBuilder b(layers[i], opt, workers, file_done, stop);
         src.walk_layer(layers[i].layer, b);
-        s.seg = b.finish();
-      } catch (const Cancelled&) {
-        s.cancelled = true;
-      } catch (...) {
-        s.error = std::current_exception();
-        stop = true;
-      }
-      malloc_trim(0);  // the segment writer's tree, freed on this thread's arena
-      std::lock_guard<std::mutex> lock(mu);
-      slots[i] = std::move(s);
-      slots[i].done = true;
-      cv.notify_all();
-    }
+        Segment seg = b.finish();
+        malloc_trim(0);  // the segment writer's tree, freed in this thread's arena
+        return seg;
+      },
+      [&](size_t i, Segment& seg) { join(layers[i], seg); });
+}
+
+void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t>& layers, unsigned jobs,
+                             const std::vector<std::string>& ids, inspect::LayerVisitor& v) {
+  struct Gathered {
+    std::vector<inspect::Entry> entries;
   };
-  std::vector<std::thread> pool;
-  struct Joiner {  // no worker outlives this call, whatever it throws
-    std::vector<std::thread>& pool;
-    std::atomic<bool>& stop;
-    ~Joiner() {
-      stop = true;
-      for (auto& t : pool) t.join();
+  class Gather : public inspect::LayerVisitor {
+   public:
+    Gather(std::vector<inspect::Entry>& out, const std::atomic<bool>& stop) : out_(out), stop_(stop) {}
+    bool entry(const inspect::Entry& e) override {
+      if ((out_.size() & 1023) == 0 && stop_.load(std::memory_order_relaxed)) throw Cancelled{};
+      out_.push_back(e);
+      return false;
     }
-  } joiner{pool, stop};
-  for (size_t t = 0; t < threads; ++t) pool.emplace_back(work);
-  size_t joined = 0;
-  for (size_t i = 0; i < layers.size(); ++i) {
-    Slot s;
-    {
-      std::unique_lock<std::mutex> lock(mu);
-      cv.wait(lock, [&] { return slots[i].done || stop.load(); });
-      if (!slots[i].done) break;  // another layer failed: its error is thrown below
-      s = std::move(slots[i]);
-    }
-    if (s.error) std::rethrow_exception(s.error);
-    if (s.cancelled || !s.seg) break;
-    join(layers[i], *s.seg);
-    ++joined;
-  }
-  stop = true;
-  for (auto& t : pool) t.join();
-  pool.clear();
-  for (Slot& s : slots)
-    if (s.error) std::rethrow_exception(s.error);
-  if (joined != layers.size())  // only a failed layer stops the pass early
-    throw Error(opt.reference, "the data pass stopped at layer " + std::to_string(layers[joined].layer));
+
+   private:
+    std::vector<inspect::Entry>& out_;
+    const std::atomic<bool>& stop_;
+  };
+  std::vector<size_t> order(layers.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const size_t threads = std::clamp<size_t>(jobs, 1, std::max<size_t>(1, layers.size()));
+  ordered_parallel<Gathered>(
+      order, threads, 2 * threads,  // entries of at most 2 x threads layers held at once
+      [&](size_t k, const std::atomic<bool>& stop) {
+        Gathered g;
+        Gather gather(g.entries, stop);
+        src.walk_layer(layers[k], gather);
+        return g;
+      },
+      [&](size_t k, Gathered& g) {
+        const size_t i = layers[k];
+        v.begin_layer(ids[i], i);
+        for (const inspect::Entry& e : g.entries) v.entry(e);
+        v.end_layer(ids[i], i);
+        std::vector<inspect::Entry>().swap(g.entries);
+      });
 }
 
 }  // namespace trainimg::builder

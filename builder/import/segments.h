@@ -71,4 +71,12 @@ void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, 
                     const std::function<void(uint64_t)>& file_done,
                     const std::function<void(LayerFiles&, Segment&)>& join);
 
+/// The merge pass's read, one layer per thread: each of `layers` (indexes,
+/// ascending) is walked with ImageSource::walk_layer and its entries
+/// gathered (metadata only: content is never asked for), then replayed to
+/// `v` in order (begin_layer with `ids[i]`, entries, end_layer) on the
+/// calling thread; at most 2 x jobs layers' entries are held at once.
+void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t>& layers, unsigned jobs,
+                             const std::vector<std::string>& ids, inspect::LayerVisitor& v);
+
 }  // namespace trainimg::builder

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The layered data pass (segments.h): the same image whatever reads it, one
+// layer per thread or one walk, and nothing left behind.
+#include "builder/import/segments.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "builder/import.h"
+#include "common/error.h"
+#include "inspect/testing/image_builder.h"
+#include "sqsh/test_support.h"
+
+namespace trainimg::builder {
+namespace {
+
+namespace fs = std::filesystem;
+using inspect::testing::Compression;
+using inspect::testing::ImageSpec;
+using inspect::testing::TempDir;
+
+std::string bytes(size_t n, unsigned seed) {
+  std::string s(n, '\0');
+  uint32_t x = seed * 2654435761u + 1;
+  for (char& c : s) {
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    c = static_cast<char>(x % 7 == 0 ? x >> 8 : 'a' + x % 3);  // partly compressible
+  }
+  return s;
+}
+
+// Five layers of files across the 128 KiB block size (tails, whole blocks, a
+// file a later layer replaces, one it deletes, a hard link, a layer with no
+// file bytes at all).
+ImageSpec five_layers() {
+  ImageSpec img;
+  img.tag = "trainimg-segments:1";
+  img.layer()
+      .dir("/usr")
+      .file("/usr/a", bytes(300000, 1))
+      .file("/usr/b", bytes(1000, 2))
+      .file("/usr/replaced", bytes(200000, 3))
+      .file("/usr/deleted", bytes(5000, 4))
+      .hardlink("/usr/a-link", "/usr/a");
+  img.layer().dir("/opt").file("/opt/c", bytes(131072, 5)).file("/opt/d", bytes(17, 6));
+  img.layer().whiteout("/usr/deleted").dir("/empty-layer-dir");
+  img.layer().file("/usr/replaced", bytes(400000, 7)).file("/opt/e", bytes(64, 8));
+  img.layer().file("/top", bytes(250000, 9)).file("/usr/b", bytes(999, 10));
+  img.config.env = {"PATH=/usr/bin:/bin"};
+  return img;
+}
+
+ImportOptions options(const std::string& source, const std::string& output, unsigned jobs) {
+  ImportOptions o;
+  o.source = source;
+  o.output = output;
+  o.jobs = jobs;
+  o.block_size = 128u * 1024;
+  o.source_date_epoch = 1700000000;
+  o.inspect = false;
+  return o;
+}
+
+std::set<std::string> names_in(const fs::path& dir) {
+  std::set<std::string> s;
+  for (const auto& e : fs::directory_iterator(dir)) s.insert(e.path().filename().string());
+  return s;
+}
+
+// An OCI layout and a docker archive are read one layer per thread (8 jobs,
+// and 1); a gzip-compressed docker archive cannot read a layer alone and is
+// walked once into the same segments: every import is the same bytes.
+TEST(ImportSegments, EveryWayOfReadingTheLayersGivesTheSameBytes) {
+  TempDir tmp;
+  ImageSpec img = five_layers();
+  inspect::testing::write_oci_layout(img, tmp / "oci");
+  inspect::testing::write_docker_archive(img, tmp / "img.tar");
+  ASSERT_EQ(sqsh::testing::run("gzip -kn " + tmp / "img.tar").status, 0);
+  import_image(options("oci:" + tmp / "oci", tmp / "oci8.sqsh", 8));
+  import_image(options("oci:" + tmp / "oci", tmp / "oci1.sqsh", 1));
+  import_image(options("docker-archive:" + tmp / "img.tar", tmp / "tar3.sqsh", 3));
+  ImportResult streamed = import_image(options("docker-archive:" + tmp / "img.tar.gz", tmp / "gz.sqsh", 8));
+  EXPECT_EQ(streamed.passes, 2u);
+  for (const char* other : {"oci1.sqsh", "tar3.sqsh", "gz.sqsh"})
+    EXPECT_EQ(sqsh::testing::run("cmp " + tmp / "oci8.sqsh" + " " + tmp / other).status, 0) << other;
+  // What a reader sees: the last layer's versions, the deletion, the link.
+  auto ls = sqsh::testing::run("rdsquashfs -d " + tmp / "oci8.sqsh");
+  for (const char* p : {"usr/a", "usr/a-link", "usr/b", "usr/replaced", "opt/c", "opt/d", "opt/e", "top"})
+    EXPECT_NE(ls.output.find("file " + std::string(p) + " 0644"), std::string::npos) << p << "\n" << ls.output;
+  EXPECT_EQ(ls.output.find("usr/deleted"), std::string::npos);
+  std::ofstream(tmp / "want-replaced", std::ios::binary) << bytes(400000, 7);
+  EXPECT_EQ(sqsh::testing::run("rdsquashfs -c /usr/replaced " + tmp / "oci8.sqsh" + " | cmp - " +
+                               tmp / "want-replaced")
+                .status,
+            0);
+  std::ofstream(tmp / "want-b", std::ios::binary) << bytes(999, 10);
+  EXPECT_EQ(sqsh::testing::run("rdsquashfs -c /usr/b " + tmp / "oci8.sqsh" + " | cmp - " + tmp / "want-b").status, 0);
+  EXPECT_EQ(sqsh::testing::run("sqfsdiff --old " + tmp / "oci8.sqsh" + " --new " + tmp / "gz.sqsh").status, 0);
+}
+
+// Segments live in the output's directory; with named temporary files (what
+// file systems without O_TMPFILE get) none is left after an import, nor
+// after one that fails on a damaged layer while other layers are read.
+TEST(ImportSegments, NoSegmentIsLeftBehindAfterSuccessOrFailure) {
+  TempDir tmp;
+  ImageSpec img = five_layers();
+  inspect::testing::write_oci_layout(img, tmp / "oci");
+  ::setenv("TRAINIMG_ATOMIC_NAMED", "1", 1);
+  struct Unset {
+    ~Unset() { ::unsetenv("TRAINIMG_ATOMIC_NAMED"); }
+  } unset;
+  fs::create_directory(tmp / "out");
+  import_image(options("oci:" + tmp / "oci", tmp / "out/ok.sqsh", 4));
+  EXPECT_EQ(names_in(tmp / "out"), (std::set<std::string>{"ok.sqsh", "ok.sqsh.index", "ok.sqsh.json"}));
+  // The fourth layer's blob damaged in the middle: its digest no longer matches.
+  std::string victim;
+  for (const auto& e : fs::directory_iterator(tmp / "oci/blobs/sha256")) {
+    std::ifstream in(e.path(), std::ios::binary);
+    std::string data((std::istreambuf_iterator<char>(in)), {});
+    if (data.size() > 2 && data[0] == '\x1f' && data[1] == '\x8b' && data.size() > 100000) victim = e.path();
+  }
+  ASSERT_FALSE(victim.empty());
+  {
+    std::fstream f(victim, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(victim) / 2));
+    f.put('\0').put('\1').put('\2');
+  }
+  try {
+    import_image(options("oci:" + tmp / "oci", tmp / "out/bad.sqsh", 4));
+    FAIL() << "a damaged layer was imported";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(fs::path(victim).filename().string()), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(names_in(tmp / "out"), (std::set<std::string>{"ok.sqsh", "ok.sqsh.index", "ok.sqsh.json"}));
+}
+
+}  // namespace
+}  // namespace trainimg::builder
