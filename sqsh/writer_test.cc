@@ -476,6 +476,16 @@ namespace {
 
 // A file over 4 GiB needs the extended inode (64-bit size); mostly zeros,
 // so the block processor stores sparse blocks and the test stays small.
+// n zero bytes into the file begun on `w`, a MiB at a time.
+void write_zeros(Writer& w, uint64_t n) {
+  static const std::string zeros(1 << 20, '\0');
+  while (n > 0) {
+    size_t k = static_cast<size_t>(std::min<uint64_t>(n, zeros.size()));
+    w.write(zeros.data(), k);
+    n -= k;
+  }
+}
+
 TEST(Writer, FileOver4GiBUsesExtendedInode) {
   TempDir tmp;
   std::string img = tmp / "huge.sqsh";
@@ -487,13 +497,7 @@ TEST(Writer, FileOver4GiBUsesExtendedInode) {
     n.path = "/huge.bin";
     n.mode = 0644;
     w.begin_file(n);
-    std::string zeros(1 << 20, '\0');
-    uint64_t left = size - 5;
-    while (left > 0) {
-      size_t k = static_cast<size_t>(std::min<uint64_t>(left, zeros.size()));
-      w.write(zeros.data(), k);
-      left -= k;
-    }
+    write_zeros(w, size - 5);
     w.write("tail!", 5);
     w.end_file();
     w.finish();
@@ -632,12 +636,7 @@ std::string image_with_data(const TempDir& tmp, const std::string& name, uint64_
   big.path = "/zeros.bin";
   big.mode = 0644;
   w.begin_file(big);
-  std::string zeros(1 << 20, '\0');
-  for (uint64_t left = zero_bytes - 6; left > 0;) {
-    size_t k = static_cast<size_t>(std::min<uint64_t>(left, zeros.size()));
-    w.write(zeros.data(), k);
-    left -= k;
-  }
+  write_zeros(w, zero_bytes - 6);
   w.end_file();
   w.finish();
   verify(fd.get(), img);

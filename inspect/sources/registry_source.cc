@@ -58,25 +58,21 @@ void pwrite_all(int fd, std::string_view data, uint64_t off, const std::string& 
 bool same_bytes(int fd, std::string_view data, uint64_t off, const std::string& what) {
   char buf[64 * 1024];
   while (!data.empty()) {
-    size_t want = std::min(data.size(), sizeof buf);
-    ssize_t n = ::pread(fd, buf, want, static_cast<off_t>(off));
-    if (n < 0 && errno == EINTR) continue;
+    const size_t want = std::min(data.size(), sizeof buf);
+    ssize_t n = pread_full(fd, buf, want, off);
     if (n < 0) throw_errno(what, "read");
-    if (n == 0 || std::memcmp(buf, data.data(), static_cast<size_t>(n)) != 0) return false;
-    data.remove_prefix(static_cast<size_t>(n));
-    off += static_cast<uint64_t>(n);
+    if (static_cast<size_t>(n) != want || std::memcmp(buf, data.data(), want) != 0) return false;
+    data.remove_prefix(want);
+    off += want;
   }
   return true;
 }
 
 std::string read_fd(int fd, uint64_t size, const std::string& what) {
   std::string out(size, '\0');
-  FileRange r(fd, 0, size, what);
-  for (size_t done = 0; done < out.size();) {
-    size_t got = r.read(out.data() + done, out.size() - done);
-    if (got == 0) throw Error(what, "truncated");
-    done += got;
-  }
+  ssize_t n = pread_full(fd, out.data(), out.size(), 0);
+  if (n < 0) throw_errno(what, "read");
+  if (static_cast<size_t>(n) != out.size()) throw Error(what, "truncated");
   return out;
 }
 
