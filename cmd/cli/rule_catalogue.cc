@@ -21,7 +21,7 @@ std::vector<RuleInfo> rule_catalogue() {
   add(inspect::image_rules());
   add(host::host_rules());
   add(host::fleet_only_rules());
-  add({policy::ignore_expired_rule()});
+  add(policy::policy_rules());
   return out;
 }
 

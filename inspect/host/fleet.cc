@@ -17,11 +17,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// Facts that name the node, not its environment: never drift.
-bool per_node_fact(const std::string& k) {
-  return k == "hostname" || k == "nvme_size";
-}
-
 // "n1, n2, n3" up to 6 names, else "n1, n2, … n9 (N nodes)".
 std::string name_list(const std::vector<std::string>& names) {
   std::string out;
@@ -38,29 +33,17 @@ std::string plural(size_t n, const char* one) {
 
 }  // namespace
 
-const RuleInfo kFleetDrift{
-    "fleet-drift",
-    Severity::Error,
-    "a fact (kernel, driver, EFA stack, counts, …) differs from the value most nodes have",
-    "rebuild or replace the outlier from the fleet's DLAMI build; never upgrade one node's kernel",
-    "seed 000 (every node must share one identical environment)",
-    "fleet",
-    "docs/slurm.md#rules"};
-
-const RuleInfo kNodeUnreachable{
-    "node-unreachable",
-    Severity::Error,
-    "no profile from the node: srun could not start a task there in time (down, drained, "
-    "busy, slurmd stopped) or the task failed",
-    "sinfo -R -n NODE; check slurmd on the node; run `trainimg host capture` there by hand",
-    "issue 12 (fleet check through srun)",
-    "fleet",
-    "docs/slurm.md#rules"};
+const std::vector<const FleetRule*>& all_fleet_rules() {
+  static const std::vector<const FleetRule*> kRules = {
+#define FLEET_RULE(name) &name,
+#include "inspect/host/rules/rules.def"
+  };
+  return kRules;
+}
 
 std::vector<RuleInfo> fleet_only_rules() {
   std::vector<RuleInfo> r;
-#define FLEET_RULE(name) r.push_back(name);
-#include "inspect/host/rules/rules.def"
+  for (const auto* f : all_fleet_rules()) r.push_back(f->info);
   return r;
 }
 
@@ -90,7 +73,7 @@ FleetNode unreachable_node(std::string node, std::string why) {
   FleetNode n;
   n.node = std::move(node);
   n.state = "node-unreachable";
-  n.findings.push_back(Finding(kNodeUnreachable, std::move(why)).in(n.node));
+  n.why = std::move(why);
   return n;
 }
 
@@ -111,47 +94,9 @@ FleetResult judge_fleet(std::vector<FleetNode> nodes, const Expectations& e, con
       n.findings.push_back(std::move(f));
     }
   }
-  // Drift: per fact, the majority value among the nodes that know it.
-  std::vector<std::string> order;
-  std::map<std::string, std::map<std::string, std::vector<size_t>>> values;  // fact -> value -> node indexes
-  std::map<std::string, std::vector<std::pair<std::string, std::string>>> rows_by_digest;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (!nodes[i].profile) continue;
-    auto [it, fresh] = rows_by_digest.try_emplace(nodes[i].profile_digest);
-    if (fresh) it->second = fact_rows(*nodes[i].profile);
-    for (const auto& [k, v] : it->second) {
-      if (per_node_fact(k)) continue;
-      auto& m = values[k];
-      if (m.empty() && std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
-      m[v].push_back(i);
-    }
-  }
-  for (const auto& k : order) {
-    const auto& m = values[k];
-    if (m.size() < 2) continue;
-    const std::pair<const std::string, std::vector<size_t>>* top = nullptr;
-    for (const auto& kv : m)
-      if (!top || kv.second.size() > top->second.size() ||
-          (kv.second.size() == top->second.size() && kv.second.front() < top->second.front()))
-        top = &kv;
-    FleetDrift d{k, top->first, static_cast<int>(top->second.size()), {}};
-    size_t known = 0;
-    for (const auto& kv : m) known += kv.second.size();
-    std::string tail = top->second.size() * 2 > known ? "" : " (no majority)";
-    for (const auto& [v, idx] : m) {
-      if (&v == &top->first) continue;
-      for (size_t i : idx) {
-        d.outliers.emplace_back(nodes[i].node, v);
-        nodes[i].findings.push_back(Finding(kFleetDrift, nodes[i].node + " runs " + k + " " + v + ", " +
-                                                             plural(top->second.size(), "node") +
-                                                             (top->second.size() == 1 ? " runs " : " run ") +
-                                                             top->first + tail)
-                                        .in(nodes[i].node));
-      }
-    }
-    std::sort(d.outliers.begin(), d.outliers.end());
-    r.drift.push_back(std::move(d));
-  }
+  // Then the FLEET_RULEs judge the nodes together (fleet-drift, node-unreachable).
+  FleetContext c{nodes, r};
+  for (const auto* rule : all_fleet_rules()) rule->judge(rule->info, c);
   r.nodes = std::move(nodes);
   return r;
 }

@@ -34,6 +34,7 @@ std::vector<RuleInfo> fleet_rules();
 struct FleetNode {
   std::string node;                    ///< Slurm node name (or file name)
   std::string state = "ok";            ///< "ok" or "node-unreachable"
+  std::string why;                     ///< node-unreachable: why it gave no profile
   std::optional<HostProfile> profile;  ///< absent when unreachable
   std::string profile_digest;          ///< sha256 of the profile's facts (equal facts, equal digest)
   std::vector<Diagnostic> findings;    ///< file = node name
@@ -54,11 +55,14 @@ struct FleetResult {
 
 /// A reachable node: its profile (digest computed here).
 FleetNode fleet_node(std::string node, HostProfile profile);
-/// A node that gave no profile, and why ("srun: … ", "drained", "timeout").
+/// A node that gave no profile, and why ("srun: … ", "drained", "timeout");
+/// judge_fleet reports it (node-unreachable).
 FleetNode unreachable_node(std::string node, std::string why);
 
 /// Judges every reachable node with check_host (same expectations and
-/// baseline for all) and adds fleet-drift findings against the majority.
+/// baseline for all), then runs the FLEET_RULEs of rules/rules.def over the
+/// nodes together: fleet-drift findings against the majority,
+/// node-unreachable findings.
 FleetResult judge_fleet(std::vector<FleetNode> nodes, const Expectations& e,
                         const HostProfile* baseline = nullptr, const std::string& baseline_file = {});
 

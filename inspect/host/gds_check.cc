@@ -65,21 +65,24 @@ Report check_gds(const GdsInputs& o) {
     spec.command = "/usr/local/cuda/gds/tools/gdscheck -p";
     spec.fallbacks = {"/usr/local/cuda/gds/tools/gdscheck"};
     gdscheck_name = "gdscheck -p";
-    gdscheck_text = live_output(spec, o.timeout, out, kGdscheck);
+    gdscheck_text = live_output(spec, o.timeout, out, kGdscheck.info);
   } else if (!o.gdscheck.empty()) {
     gdscheck_text = SourceFile::read(o.gdscheck).text();
   }
-  if (!gdscheck_text.empty() || (!o.gdscheck.empty())) {
-    r.rules.push_back(kGdscheck);
-    GdscheckReport g = parse_gdscheck(gdscheck_text);
-    check_gdscheck(g, gdscheck_text, gdscheck_name, o.min_nvidia_fs, out);
-    if (g.nvidia_fs_version) {
-      nvfs_version = g.nvidia_fs_version;
-      nvfs_two_part = std::count(g.nvidia_fs_version->begin(), g.nvidia_fs_version->end(), '.') == 1;
+  if (o.live || !o.gdscheck.empty()) {
+    std::optional<GdscheckReport> g;
+    if (!gdscheck_text.empty() || !o.gdscheck.empty()) g = parse_gdscheck(gdscheck_text);
+    TextInput in;
+    in.file = gdscheck_name;
+    in.text = gdscheck_text;
+    in.gdscheck = g ? &*g : nullptr;
+    in.min_nvidia_fs = o.min_nvidia_fs;
+    run_text_rules(TextSource::Gdscheck, in, r.rules, out);
+    if (g && g->nvidia_fs_version) {
+      nvfs_version = g->nvidia_fs_version;
+      nvfs_two_part = std::count(g->nvidia_fs_version->begin(), g->nvidia_fs_version->end(), '.') == 1;
       nvfs_file = gdscheck_name;
     }
-  } else if (o.live) {
-    r.rules.push_back(kGdscheck);
   }
 
   // Step 1 + 4: nvidia-fs stats.
@@ -99,10 +102,16 @@ Report check_gds(const GdsInputs& o) {
     }
   }
   if (!o.stats_before.empty()) {
-    r.rules.push_back(kGdsCompatMode);
     NvfsStats before = parse_nvfs_stats(SourceFile::read(o.stats_before).text(), o.stats_before);
     NvfsStats after = parse_nvfs_stats(SourceFile::read(o.stats_after).text(), o.stats_after);
-    check_gds_counters(before, after, o.stats_before, o.stats_after, *mode, io, out);
+    TextInput in;
+    in.file = o.stats_after;
+    in.stats_before = &before;
+    in.stats_after = &after;
+    in.before_file = o.stats_before;
+    in.mode = *mode;
+    in.io_size = io;
+    run_text_rules(TextSource::NvfsCounters, in, r.rules, out);
     if (after.driver_version) {
       nvfs_version = after.driver_version;
       nvfs_two_part = false;

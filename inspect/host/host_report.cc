@@ -30,11 +30,13 @@ Report host_check_report(const HostProfile& p, const Expectations& e, const Host
 
 namespace {
 
-Report text_check_report(const char* kind, const RuleInfo& rule, const std::string& file, CheckOutput out) {
+// Runs the TEXT_RULEs of `source` on `in`.
+Report text_check_report(const char* kind, TextSource source, const TextInput& in) {
+  CheckOutput out;
   Report r;
   r.kind = kind;
-  r.rules = {rule};
-  r.inputs = {file};
+  run_text_rules(source, in, r.rules, out);
+  r.inputs = {in.file};
   r.findings = std::move(out.findings);
   r.notes = std::move(out.notes);
   r.text_facts = std::move(out.text_facts);
@@ -47,7 +49,12 @@ Report text_check_report(const char* kind, const RuleInfo& rule, const std::stri
 Report nccl_log_report(const std::string& file, std::optional<int> expect_nics) {
   SourceFile src = SourceFile::read(file);
   NcclLog log = parse_nccl_log(src.text());
-  return text_check_report("nccl-log", kNcclLog, file, check_nccl_log(log, src.text(), file, expect_nics));
+  TextInput in;
+  in.file = file;
+  in.text = src.text();
+  in.nccl_log = &log;
+  in.expect_nics = expect_nics;
+  return text_check_report("nccl-log", TextSource::NcclLog, in);
 }
 
 Report nccl_tests_report(const std::string& file, std::optional<double> baseline_busbw, double min_ratio) {
@@ -56,8 +63,13 @@ Report nccl_tests_report(const std::string& file, std::optional<double> baseline
   if (!(min_ratio > 0 && min_ratio <= 1)) throw Error("--min-ratio", "must be in (0, 1]");
   SourceFile src = SourceFile::read(file);
   NcclTests t = parse_nccl_tests(src.text(), file);
-  return text_check_report("nccl-tests", kNcclTests, file,
-                           check_nccl_tests(t, src.text(), file, baseline_busbw, min_ratio));
+  TextInput in;
+  in.file = file;
+  in.text = src.text();
+  in.nccl_tests = &t;
+  in.baseline_busbw = baseline_busbw;
+  in.min_ratio = min_ratio;
+  return text_check_report("nccl-tests", TextSource::NcclTests, in);
 }
 
 std::string render_host_diff(const FleetDiff& d, const std::vector<std::string>& inputs, bool json) {

@@ -15,6 +15,7 @@
 #include "common/diagnostic.h"
 #include "inspect/host.h"
 #include "inspect/host/checkers.h"
+#include "inspect/host/fleet.h"
 
 namespace trainimg::host {
 
@@ -67,10 +68,74 @@ struct HostRule {
 /// The profile rules `host check` runs, in rules.def order.
 const std::vector<const HostRule*>& all_host_rules();
 
+/// The saved or live tool output a text rule reads; the checker that reads
+/// it runs every TEXT_RULE of that source.
+enum class TextSource {
+  NcclLog,       ///< `check nccl-log`: an NCCL_DEBUG=INFO log
+  NcclTests,     ///< `check nccl-tests`: an nccl-tests table
+  Gdscheck,      ///< `gds check`: `gdscheck -p` (--gdscheck FILE or --live)
+  NvfsCounters,  ///< `gds check`: nvidia-fs stats before/after (--stats-before/--stats-after)
+};
+
+/// What every text rule sees: the checker fills in the part of its source
+/// (the other parts stay empty).
+struct TextInput {
+  std::string file;       ///< the text's name (finding location)
+  std::string_view text;  ///< the text itself (the caret's lines)
+  // TextSource::NcclLog
+  const NcclLog* nccl_log = nullptr;
+  std::optional<int> expect_nics;  ///< --expect-nics
+  // TextSource::NcclTests
+  const NcclTests* nccl_tests = nullptr;
+  std::optional<double> baseline_busbw;  ///< --baseline-busbw
+  double min_ratio = 0.9;                ///< --min-ratio
+  // TextSource::Gdscheck
+  const GdscheckReport* gdscheck = nullptr;  ///< null: --live could not run gdscheck (a finding says so)
+  std::string min_nvidia_fs = std::string(kDefaultMinNvidiaFs);
+  // TextSource::NvfsCounters (file is the after file)
+  const NvfsStats* stats_before = nullptr;
+  const NvfsStats* stats_after = nullptr;
+  std::string before_file;
+  GdsMode mode = GdsMode::GdsWrite;
+  long long io_size = 0;  ///< bytes per gdsio I/O (--io-size)
+};
+
+/// A rule of a text checker: its description, the source it reads, and its
+/// check, which adds findings of `rule` (its own info) and facts to `out`.
+struct TextRule {
+  RuleInfo info;
+  TextSource source;
+  void (*check)(const RuleInfo& rule, const TextInput& in, CheckOutput& out);
+};
+
+/// The TEXT_RULEs, in rules.def order.
+const std::vector<const TextRule*>& all_text_rules();
+/// Runs every TEXT_RULE of `source` on `in` in rules.def order: their infos
+/// are appended to `rules` (the report's evaluated rules), their findings,
+/// notes and facts to `out`.
+void run_text_rules(TextSource source, const TextInput& in, std::vector<RuleInfo>& rules, CheckOutput& out);
+
+/// What every fleet rule sees: the nodes of `fleet check` after the profile
+/// rules judged each reachable one (their findings are in the nodes).
+struct FleetContext {
+  std::vector<FleetNode>& nodes;  ///< in the order given; a finding goes to its node
+  FleetResult& result;            ///< fleet-wide results (drift rows)
+};
+
+/// A rule of `fleet check`: its description and its judgement of the nodes
+/// together, which adds findings of `rule` (its own info) to the nodes.
+struct FleetRule {
+  RuleInfo info;
+  void (*judge)(const RuleInfo& rule, FleetContext& c);
+};
+
+/// The FLEET_RULEs `judge_fleet` runs, in rules.def order.
+const std::vector<const FleetRule*>& all_fleet_rules();
+
 // The constants of rules.def.
 #define HOST_RULE(name) extern const HostRule name;
-#define TEXT_RULE(name) extern const RuleInfo name;
-#define FLEET_RULE(name) extern const RuleInfo name;
+#define TEXT_RULE(name) extern const TextRule name;
+#define FLEET_RULE(name) extern const FleetRule name;
 #include "inspect/host/rules/rules.def"
 
 }  // namespace trainimg::host

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "recipes/policy/policy.h"
+#include "recipes/policy/rules.h"
 
 namespace trainimg::policy {
 
@@ -67,21 +68,19 @@ void apply_policy(Report& r, const Policy& p, const std::string& today) {
     evaluated.insert(rule.id);
     default_of.emplace(rule.id, rule.severity);
   }
-  default_of.emplace(ignore_expired_rule().id, ignore_expired_rule().severity);
-
-  // Expired ignores first, so that `disable` and `severity` apply to them too.
-  bool any_expired = false;
-  for (const auto& ig : p.ignores) {
-    if (ig.until.empty() || ig.until >= today || !evaluated.count(ig.id)) continue;
-    const RuleInfo& rule = ignore_expired_rule();
-    r.findings.push_back(Finding(rule, "the ignore of " + ig.id + (ig.path.empty() ? "" : " in " + ig.path) +
-                                           " expired on " + ig.until + " (reason: " + ig.reason +
-                                           "): its findings are reported again")
-                             .in(ig.at.file)
-                             .at(ig.at.line, ig.at.column, 1, ig.line_text));
-    any_expired = true;
+  std::set<std::string> policy_ids;
+  for (const auto* rule : all_policy_rules()) {
+    default_of.emplace(rule->info.id, rule->info.severity);
+    policy_ids.insert(rule->info.id);
   }
-  if (any_expired && !evaluated.count(ignore_expired_rule().id)) r.rules.push_back(ignore_expired_rule());
+
+  // The policy rules first (expired ignores), so that `disable` and
+  // `severity` apply to their findings too; a rule that fired is evaluated.
+  for (const auto* rule : all_policy_rules()) {
+    size_t before = r.findings.size();
+    rule->check(rule->info, PolicyContext{r, p, today, evaluated});
+    if (r.findings.size() > before && !evaluated.count(rule->info.id)) r.rules.push_back(rule->info);
+  }
 
   std::vector<Diagnostic> kept;
   for (auto& d : r.findings) {
@@ -90,7 +89,7 @@ void apply_policy(Report& r, const Policy& p, const std::string& today) {
     };
     bool hidden = false;
     for (const auto& [pattern, at] : p.exclude_paths)
-      if (!hidden && d.rule_id != ignore_expired_rule().id && finding_matches(pattern, d, p.root)) {
+      if (!hidden && !policy_ids.count(d.rule_id) && finding_matches(pattern, d, p.root)) {
         hide("exclude-paths", "matches " + pattern, at);
         hidden = true;
       }
@@ -119,6 +118,21 @@ void apply_policy(Report& r, const Policy& p, const std::string& today) {
   r.findings = std::move(kept);
   for (auto& rule : r.rules)
     if (auto it = p.severity.find(rule.id); it != p.severity.end()) rule.severity = it->second.first;
+}
+
+const std::vector<const PolicyRule*>& all_policy_rules() {
+  static const std::vector<const PolicyRule*> kRules = {
+#define POLICY_RULE(name) &name,
+#include "recipes/policy/rules.def"
+#undef POLICY_RULE
+  };
+  return kRules;
+}
+
+std::vector<RuleInfo> policy_rules() {
+  std::vector<RuleInfo> out;
+  for (const auto* rule : all_policy_rules()) out.push_back(rule->info);
+  return out;
 }
 
 }  // namespace trainimg::policy

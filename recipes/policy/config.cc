@@ -21,18 +21,6 @@ std::string Place::location() const {
   return file + ":" + std::to_string(line) + ":" + std::to_string(column);
 }
 
-const RuleInfo& ignore_expired_rule() {
-  static const RuleInfo k{
-      "policy-ignore-expired",
-      Severity::Warning,
-      "an `ignore:` entry of .trainimg.yaml is past its `until` date: the findings it hid are reported again",
-      "fix the findings, or renew the entry with a new `until` date and the reason it still holds",
-      "issue 14 (policy)",
-      "policy",
-      "docs/policy.md#rules"};
-  return k;
-}
-
 std::string find_config(const std::string& dir) {
   std::error_code ec;
   fs::path d = fs::absolute(dir, ec);
@@ -100,7 +88,7 @@ class Reader {
  public:
   Reader(const SourceFile& src, const std::vector<RuleInfo>& catalogue) : src_(src) {
     for (const auto& r : catalogue) ids_.push_back({r.id, recipes::FieldKind::Scalar});
-    ids_.push_back({ignore_expired_rule().id, recipes::FieldKind::Scalar});
+    for (const auto& r : policy_rules()) ids_.push_back({r.id, recipes::FieldKind::Scalar});
   }
 
   Policy read() {

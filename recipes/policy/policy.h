@@ -39,7 +39,7 @@ struct Ignore {
   std::string path;   ///< glob; empty: every file
   std::string until;  ///< YYYY-MM-DD, the last day the ignore holds; empty: no expiry
   std::string reason;
-  Place at;  ///< the entry in the config file
+  Place at;               ///< the entry in the config file
   std::string line_text;  ///< the config's line at `at` (the expiry warning's caret)
 };
 
@@ -56,8 +56,11 @@ struct Policy {
   std::vector<Ignore> ignores;
 };
 
-/// The rule of an ignore whose `until` date has passed (a warning at the
-/// ignore entry). Not one of the checkers' rules: cmd's catalogue adds it.
+/// The policy rules (kind "policy": rules about the config itself, run by
+/// apply_policy; recipes/policy/rules.def), in catalogue order.
+std::vector<RuleInfo> policy_rules();
+/// The policy rule of an ignore whose `until` date has passed (a warning at
+/// the ignore entry).
 const RuleInfo& ignore_expired_rule();
 
 /// The nearest `.trainimg.yaml` in `dir` or a parent, stopping after the
@@ -66,7 +69,7 @@ const RuleInfo& ignore_expired_rule();
 std::string find_config(const std::string& dir);
 
 /// Reads and validates a config. `catalogue` is every known rule (ids are
-/// checked against it and ignore_expired_rule()). Throws trainimg::Error,
+/// checked against it and policy_rules()). Throws trainimg::Error,
 /// positioned at FILE:LINE:COL with a did-you-mean where one is close, for
 /// malformed YAML, an unknown key, an unknown rule id, a bad severity,
 /// fail-on, date or version, or an ignore without id or reason.

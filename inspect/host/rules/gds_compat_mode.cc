@@ -9,28 +9,19 @@
 
 namespace trainimg::host {
 
-const RuleInfo kGdsCompatMode{
-    "gds-compat-mode",
-    Severity::Error,
-    "after a GDS run `Mmap`/`Bar1-map` `n` did not increase, after a GDS read `Sparse Reads` did not, "
-    "after a CPU-only run any of them changed, or any `err=`/`Error` count ≠ 0",
-    "gdsio ran through the CPU (compat mode): set \"allow_compat_mode\": false in a copy of "
-    "cufile.json (CUFILE_ENV_PATH_JSON), rerun, and read the error and cufile.log",
-    "seed 004 §4 Verify actual GDS I/O (gdsio)",
-    "host",
-    "docs/host.md#rules"};
-
 namespace {
 
 bool is_error_field(const std::string& k) {
   return k == "err" || k.ends_with("_err") || k.ends_with("-err");
 }
 
-}  // namespace
-
-void check_gds_counters(const NvfsStats& before, const NvfsStats& after, const std::string& before_file,
-                        const std::string& after_file, GdsMode mode, long long io_size, CheckOutput& out) {
-  const auto& rule = kGdsCompatMode;
+void check(const RuleInfo& rule, const TextInput& in, CheckOutput& out) {
+  const NvfsStats& before = *in.stats_before;
+  const NvfsStats& after = *in.stats_after;
+  const std::string& before_file = in.before_file;
+  const std::string& after_file = in.file;
+  const GdsMode mode = in.mode;
+  const long long io_size = in.io_size;
   auto add = [&](int line, std::string msg) {
     Diagnostic d = Finding(rule, std::move(msg)).in(after_file);
     d.line = line;
@@ -76,6 +67,30 @@ void check_gds_counters(const NvfsStats& before, const NvfsStats& after, const s
         add(c.line, key + " " + field + "=" + std::to_string(v) + " (every error count must be 0)");
     }
   }
+}
+
+}  // namespace
+
+const TextRule kGdsCompatMode{
+    {"gds-compat-mode", Severity::Error,
+     "after a GDS run `Mmap`/`Bar1-map` `n` did not increase, after a GDS read `Sparse Reads` did not, "
+     "after a CPU-only run any of them changed, or any `err=`/`Error` count ≠ 0",
+     "gdsio ran through the CPU (compat mode): set \"allow_compat_mode\": false in a copy of "
+     "cufile.json (CUFILE_ENV_PATH_JSON), rerun, and read the error and cufile.log",
+     "seed 004 §4 Verify actual GDS I/O (gdsio)", "host", "docs/host.md#rules"},
+    TextSource::NvfsCounters,
+    check};
+
+void check_gds_counters(const NvfsStats& before, const NvfsStats& after, const std::string& before_file,
+                        const std::string& after_file, GdsMode mode, long long io_size, CheckOutput& out) {
+  TextInput in;
+  in.file = after_file;
+  in.stats_before = &before;
+  in.stats_after = &after;
+  in.before_file = before_file;
+  in.mode = mode;
+  in.io_size = io_size;
+  kGdsCompatMode.check(kGdsCompatMode.info, in, out);
 }
 
 }  // namespace trainimg::host

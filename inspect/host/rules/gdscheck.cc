@@ -8,23 +8,14 @@
 
 namespace trainimg::host {
 
-const RuleInfo kGdscheck{
-    "gdscheck",
-    Severity::Error,
-    "a `gdscheck -p` line fails: ① nvidia_fs version < minimum (compared on two parts, as gdscheck prints "
-    "them), ② `DDN EXAScaler` neither `nvfs` nor (older gdscheck) `Supported`, ③ a GPU without `supports "
-    "GDS`, ④ `IOMMU:` not `disabled`, ⑤ "
-    "last line not `Platform verification succeeded`",
-    "EXAScaler without nvfs: load nvidia-fs, mount Lustre, run setup.sh --optimized-for-gds; a "
-    "GPU without GDS or a failed verification: share the full output with AWS",
-    "seed 004 §3 GDS platform inspection (gdscheck -p)",
-    "host",
-    "docs/host.md#rules"};
+namespace {
 
-void check_gdscheck(const GdscheckReport& g, std::string_view text, const std::string& file,
-                    const std::string& min_nvidia_fs, CheckOutput& out) {
-  const auto& rule = kGdscheck;
-  auto lines = split_lines(text);
+void check(const RuleInfo& rule, const TextInput& in, CheckOutput& out) {
+  if (!in.gdscheck) return;  // --live: gdscheck did not run (its finding says why)
+  const GdscheckReport& g = *in.gdscheck;
+  const std::string& file = in.file;
+  const std::string& min_nvidia_fs = in.min_nvidia_fs;
+  auto lines = split_lines(in.text);
   auto at = [&](int line, std::string msg) {
     out.findings.push_back(line_finding(rule, std::move(msg), file, lines, line));
   };
@@ -87,6 +78,30 @@ void check_gdscheck(const GdscheckReport& g, std::string_view text, const std::s
                               std::to_string(ok) + "/" + std::to_string(g.gpus.size()));
   out.text_facts.emplace_back("gdscheck IOMMU", g.iommu.value_or("?"));
   out.text_facts.emplace_back("gdscheck last line", g.last_line);
+}
+
+}  // namespace
+
+const TextRule kGdscheck{
+    {"gdscheck", Severity::Error,
+     "a `gdscheck -p` line fails: ① nvidia_fs version < minimum (compared on two parts, as gdscheck prints "
+     "them), ② `DDN EXAScaler` neither `nvfs` nor (older gdscheck) `Supported`, ③ a GPU without `supports "
+     "GDS`, ④ `IOMMU:` not `disabled`, ⑤ "
+     "last line not `Platform verification succeeded`",
+     "EXAScaler without nvfs: load nvidia-fs, mount Lustre, run setup.sh --optimized-for-gds; a "
+     "GPU without GDS or a failed verification: share the full output with AWS",
+     "seed 004 §3 GDS platform inspection (gdscheck -p)", "host", "docs/host.md#rules"},
+    TextSource::Gdscheck,
+    check};
+
+void check_gdscheck(const GdscheckReport& g, std::string_view text, const std::string& file,
+                    const std::string& min_nvidia_fs, CheckOutput& out) {
+  TextInput in;
+  in.file = file;
+  in.text = text;
+  in.gdscheck = &g;
+  in.min_nvidia_fs = min_nvidia_fs;
+  kGdscheck.check(kGdscheck.info, in, out);
 }
 
 }  // namespace trainimg::host

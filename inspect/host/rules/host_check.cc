@@ -161,10 +161,25 @@ std::vector<RuleInfo> profile_rules() {
   return out;
 }
 
+const std::vector<const TextRule*>& all_text_rules() {
+  static const std::vector<const TextRule*> kRules = {
+#define TEXT_RULE(name) &name,
+#include "inspect/host/rules/rules.def"
+  };
+  return kRules;
+}
+
+void run_text_rules(TextSource source, const TextInput& in, std::vector<RuleInfo>& rules, CheckOutput& out) {
+  for (const auto* r : all_text_rules()) {
+    if (r->source != source) continue;
+    rules.push_back(r->info);
+    r->check(r->info, in, out);
+  }
+}
+
 std::vector<RuleInfo> host_rules() {
   auto r = profile_rules();
-#define TEXT_RULE(name) r.push_back(name);
-#include "inspect/host/rules/rules.def"
+  for (const auto* t : all_text_rules()) r.push_back(t->info);
   return r;
 }
 

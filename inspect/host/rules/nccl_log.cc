@@ -9,22 +9,13 @@
 
 namespace trainimg::host {
 
-const RuleInfo kNcclLog{
-    "nccl-log",
-    Severity::Error,
-    "an NCCL_DEBUG=INFO log has no NCCL INFO lines, a process `Using network Socket`/`IB`/other, no `Using "
-    "network Libfabric`, no `provider is efa`, or `found N nics` ≠ `--expect-nics`",
-    "keep NCCL_NET_PLUGIN=ofi and the installer's LD_LIBRARY_PATH in the image, drop "
-    "NCCL_NET=IB and other InfiniBand-only NCCL_* settings, check /dev/infiniband in the container",
-    "seed 002 (NCCL log check), seed 000 (When ConnectX-7 devices also appear)",
-    "host",
-    "docs/host.md#rules"};
+namespace {
 
-CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std::string& file,
-                           std::optional<int> expect_nics) {
-  CheckOutput out;
-  const auto& rule = kNcclLog;
-  auto lines = split_lines(text);
+void check(const RuleInfo& rule, const TextInput& in, CheckOutput& out) {
+  const NcclLog& log = *in.nccl_log;
+  const std::string& file = in.file;
+  const std::optional<int>& expect_nics = in.expect_nics;
+  auto lines = split_lines(in.text);
   auto at = [&](int line, std::string msg) {
     Diagnostic d = line_finding(rule, std::move(msg), file, lines, line);
     if (line > 0 && line <= static_cast<int>(lines.size()))
@@ -40,7 +31,7 @@ CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std:
   if (log.nccl_lines == 0) {
     at(0,
        "no NCCL_DEBUG=INFO lines (\"host:pid:tid [dev] NCCL INFO …\") in the log: run with NCCL_DEBUG=INFO");
-    return out;
+    return;
   }
   std::set<std::string> hosts;
   int libfabric = 0, efa = 0, undecided = 0;
@@ -81,9 +72,11 @@ CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std:
   if (efa == 0)
     at(0, "no process logged `NET/OFI Selected provider is efa`: the OFI plugin did not select EFA");
   size_t total = log.processes.size();
-  out.text_facts = {{"processes", std::to_string(total) + " on " + std::to_string(hosts.size()) + " host(s)"},
-                    {"Using network Libfabric", std::to_string(libfabric) + "/" + std::to_string(total)},
-                    {"provider is efa", std::to_string(efa) + "/" + std::to_string(total)}};
+  out.text_facts.emplace_back("processes",
+                              std::to_string(total) + " on " + std::to_string(hosts.size()) + " host(s)");
+  out.text_facts.emplace_back("Using network Libfabric",
+                              std::to_string(libfabric) + "/" + std::to_string(total));
+  out.text_facts.emplace_back("provider is efa", std::to_string(efa) + "/" + std::to_string(total));
   for (const auto& p : log.processes)
     if (p.nics) {
       out.text_facts.emplace_back("found N nics", std::to_string(*p.nics) + " (" + p.host + ":" + p.pid +
@@ -94,7 +87,31 @@ CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std:
     out.notes.push_back(std::to_string(undecided) +
                         " process(es) logged no `Using network` line (not a rank that "
                         "opened a network, or the log is cut)");
-  out.facts = {{"processes", procs}};
+  out.facts["processes"] = procs;
+}
+
+}  // namespace
+
+const TextRule kNcclLog{
+    {"nccl-log", Severity::Error,
+     "an NCCL_DEBUG=INFO log has no NCCL INFO lines, a process `Using network Socket`/`IB`/other, no `Using "
+     "network Libfabric`, no `provider is efa`, or `found N nics` ≠ `--expect-nics`",
+     "keep NCCL_NET_PLUGIN=ofi and the installer's LD_LIBRARY_PATH in the image, drop "
+     "NCCL_NET=IB and other InfiniBand-only NCCL_* settings, check /dev/infiniband in the container",
+     "seed 002 (NCCL log check), seed 000 (When ConnectX-7 devices also appear)", "host",
+     "docs/host.md#rules"},
+    TextSource::NcclLog,
+    check};
+
+CheckOutput check_nccl_log(const NcclLog& log, std::string_view text, const std::string& file,
+                           std::optional<int> expect_nics) {
+  TextInput in;
+  in.file = file;
+  in.text = text;
+  in.nccl_log = &log;
+  in.expect_nics = expect_nics;
+  CheckOutput out;
+  kNcclLog.check(kNcclLog.info, in, out);
   return out;
 }
 

@@ -13,30 +13,20 @@
 
 namespace trainimg::host {
 
-const RuleInfo kNcclTests{
-    "nccl-tests",
-    Severity::Error,
-    "`Out of bounds values` ≠ 0 or missing, a `#wrong` ≠ 0, a cut-off last row; with `--baseline-busbw G`, "
-    "busbw at the largest size < R × G (`--min-ratio R`, default 0.9)",
-    "a correctness failure is a GPU/driver/NVLink problem: run the single-node test first, "
-    "check nvidia-smi and Fabric Manager; low busbw: check EFA (NCCL log) and topology",
-    "seed 000 Single-node NCCL check (NVLink only)",
-    "host",
-    "docs/host.md#rules"};
-
 namespace {
+
 std::string gbps(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2f", v);
   return buf;
 }
-}  // namespace
 
-CheckOutput check_nccl_tests(const NcclTests& t, std::string_view text, const std::string& file,
-                             std::optional<double> baseline_busbw, double min_ratio) {
-  CheckOutput out;
-  const auto& rule = kNcclTests;
-  auto lines = split_lines(text);
+void check(const RuleInfo& rule, const TextInput& in, CheckOutput& out) {
+  const NcclTests& t = *in.nccl_tests;
+  const std::optional<double>& baseline_busbw = in.baseline_busbw;
+  const double min_ratio = in.min_ratio;
+  const std::string& file = in.file;
+  auto lines = split_lines(in.text);
   auto at = [&](int line, std::string msg, Severity sev = Severity::Error) {
     Diagnostic d = Finding(rule, std::move(msg)).in(file);
     d.severity = sev;
@@ -49,7 +39,7 @@ CheckOutput check_nccl_tests(const NcclTests& t, std::string_view text, const st
   };
   if (t.rows.empty()) {
     at(0, "no nccl-tests result rows (no `# size count …` header followed by rows)");
-    return out;
+    return;
   }
   for (const auto& r : t.rows) {
     long long w = r.oop_wrong.value_or(0) + r.ip_wrong.value_or(0);
@@ -65,11 +55,11 @@ CheckOutput check_nccl_tests(const NcclTests& t, std::string_view text, const st
   const NcclTestsRow* largest = &t.rows.front();
   for (const auto& r : t.rows)
     if (r.size > largest->size) largest = &r;
-  out.text_facts = {{"rows", std::to_string(t.rows.size())},
-                    {"largest size", format_exact_byte_size(static_cast<uint64_t>(largest->size)) +
-                                         " (line " + std::to_string(largest->line) + ")"},
-                    {"busbw at largest", gbps(largest->oop_busbw) + " GB/s out-of-place, " +
-                                             gbps(largest->ip_busbw) + " GB/s in-place"}};
+  out.text_facts.emplace_back("rows", std::to_string(t.rows.size()));
+  out.text_facts.emplace_back("largest size", format_exact_byte_size(static_cast<uint64_t>(largest->size)) +
+                                                  " (line " + std::to_string(largest->line) + ")");
+  out.text_facts.emplace_back("busbw at largest", gbps(largest->oop_busbw) + " GB/s out-of-place, " +
+                                                      gbps(largest->ip_busbw) + " GB/s in-place");
   if (t.out_of_bounds) out.text_facts.emplace_back("out of bounds values", std::to_string(*t.out_of_bounds));
   if (t.avg_busbw) out.text_facts.emplace_back("avg bus bandwidth", gbps(*t.avg_busbw) + " GB/s");
   if (baseline_busbw) {
@@ -93,13 +83,37 @@ CheckOutput check_nccl_tests(const NcclTests& t, std::string_view text, const st
          {"oop_wrong", r.oop_wrong ? nlohmann::ordered_json(*r.oop_wrong) : nlohmann::ordered_json(nullptr)},
          {"ip_wrong", r.ip_wrong ? nlohmann::ordered_json(*r.ip_wrong) : nlohmann::ordered_json(nullptr)},
          {"line", r.line}});
-  out.facts = {
-      {"rows", rows},
-      {"out_of_bounds",
-       t.out_of_bounds ? nlohmann::ordered_json(*t.out_of_bounds) : nlohmann::ordered_json(nullptr)},
-      {"avg_busbw", t.avg_busbw ? nlohmann::ordered_json(*t.avg_busbw) : nlohmann::ordered_json(nullptr)},
-      {"largest_size", largest->size},
-      {"largest_busbw", largest->oop_busbw}};
+  out.facts["rows"] = rows;
+  out.facts["out_of_bounds"] =
+      t.out_of_bounds ? nlohmann::ordered_json(*t.out_of_bounds) : nlohmann::ordered_json(nullptr);
+  out.facts["avg_busbw"] =
+      t.avg_busbw ? nlohmann::ordered_json(*t.avg_busbw) : nlohmann::ordered_json(nullptr);
+  out.facts["largest_size"] = largest->size;
+  out.facts["largest_busbw"] = largest->oop_busbw;
+}
+
+}  // namespace
+
+const TextRule kNcclTests{
+    {"nccl-tests", Severity::Error,
+     "`Out of bounds values` ≠ 0 or missing, a `#wrong` ≠ 0, a cut-off last row; with `--baseline-busbw G`, "
+     "busbw at the largest size < R × G (`--min-ratio R`, default 0.9)",
+     "a correctness failure is a GPU/driver/NVLink problem: run the single-node test first, "
+     "check nvidia-smi and Fabric Manager; low busbw: check EFA (NCCL log) and topology",
+     "seed 000 Single-node NCCL check (NVLink only)", "host", "docs/host.md#rules"},
+    TextSource::NcclTests,
+    check};
+
+CheckOutput check_nccl_tests(const NcclTests& t, std::string_view text, const std::string& file,
+                             std::optional<double> baseline_busbw, double min_ratio) {
+  TextInput in;
+  in.file = file;
+  in.text = text;
+  in.nccl_tests = &t;
+  in.baseline_busbw = baseline_busbw;
+  in.min_ratio = min_ratio;
+  CheckOutput out;
+  kNcclTests.check(kNcclTests.info, in, out);
   return out;
 }
 
