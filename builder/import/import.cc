@@ -503,7 +503,8 @@ void write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
   write_segments(
       job.src, layers, so, [&job](uint64_t bytes) { job.file_written(bytes); },
       [&](LayerFiles& l, Segment& seg) {
-        const int id = w.add_reuse_source(seg.file->fd(), so.output + " (segment of layer " + std::to_string(l.layer) + ")",
+        const int id = w.add_reuse_source(seg.file->fd(),
+                                          so.output + " (segment of layer " + std::to_string(l.layer) + ")",
                                           seg.info, std::move(seg.fragments));
         for (SegmentFile& f : l.files) {
           if (job.index) job.index->owner(f.seq, f.node.path);

@@ -30,15 +30,15 @@ namespace trainimg::builder {
 /// A file whose bytes a layer holds at walk position `seq`.
 struct SegmentFile {
   uint64_t seq = 0;
-  std::string expect;  ///< the path the walk names at `seq` (the output path, or a hard link's source)
-  sqsh::Node node;     ///< the node the image gets (its output path and metadata)
+  std::string expect;         ///< the path the walk names at `seq` (the output path, or a hard link's source)
+  sqsh::Node node;            ///< the node the image gets (its output path and metadata)
   sqsh::FileExtent extent{};  ///< where the segment holds the bytes (filled by the data pass)
 };
 
 /// The files one layer contributes, in walk order.
 struct LayerFiles {
   size_t layer = 0;
-  uint64_t first_seq = 0;  ///< walk position of the layer's first entry
+  uint64_t first_seq = 0;   ///< walk position of the layer's first entry
   uint64_t blob_bytes = 0;  ///< its size in the source (the biggest are started first)
   std::vector<SegmentFile> files;
 };

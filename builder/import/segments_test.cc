@@ -91,7 +91,8 @@ TEST(ImportSegments, EveryWayOfReadingTheLayersGivesTheSameBytes) {
   // What a reader sees: the last layer's versions, the deletion, the link.
   auto ls = sqsh::testing::run("rdsquashfs -d " + tmp / "oci8.sqsh");
   for (const char* p : {"usr/a", "usr/a-link", "usr/b", "usr/replaced", "opt/c", "opt/d", "opt/e", "top"})
-    EXPECT_NE(ls.output.find("file " + std::string(p) + " 0644"), std::string::npos) << p << "\n" << ls.output;
+    EXPECT_NE(ls.output.find("file " + std::string(p) + " 0644"), std::string::npos) << p << "\n"
+                                                                                     << ls.output;
   EXPECT_EQ(ls.output.find("usr/deleted"), std::string::npos);
   std::ofstream(tmp / "want-replaced", std::ios::binary) << bytes(400000, 7);
   EXPECT_EQ(sqsh::testing::run("rdsquashfs -c /usr/replaced " + tmp / "oci8.sqsh" + " | cmp - " +
@@ -99,8 +100,11 @@ TEST(ImportSegments, EveryWayOfReadingTheLayersGivesTheSameBytes) {
                 .status,
             0);
   std::ofstream(tmp / "want-b", std::ios::binary) << bytes(999, 10);
-  EXPECT_EQ(sqsh::testing::run("rdsquashfs -c /usr/b " + tmp / "oci8.sqsh" + " | cmp - " + tmp / "want-b").status, 0);
-  EXPECT_EQ(sqsh::testing::run("sqfsdiff --old " + tmp / "oci8.sqsh" + " --new " + tmp / "gz.sqsh").status, 0);
+  EXPECT_EQ(
+      sqsh::testing::run("rdsquashfs -c /usr/b " + tmp / "oci8.sqsh" + " | cmp - " + tmp / "want-b").status,
+      0);
+  EXPECT_EQ(sqsh::testing::run("sqfsdiff --old " + tmp / "oci8.sqsh" + " --new " + tmp / "gz.sqsh").status,
+            0);
 }
 
 // Segments live in the output's directory; with named temporary files (what
@@ -134,7 +138,8 @@ TEST(ImportSegments, NoSegmentIsLeftBehindAfterSuccessOrFailure) {
     import_image(options("oci:" + tmp / "oci", tmp / "out/bad.sqsh", 4));
     FAIL() << "a damaged layer was imported";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(fs::path(victim).filename().string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(fs::path(victim).filename().string()), std::string::npos)
+        << e.what();
   }
   EXPECT_EQ(names_in(tmp / "out"), (std::set<std::string>{"ok.sqsh", "ok.sqsh.index", "ok.sqsh.json"}));
 }
