@@ -33,10 +33,7 @@ void setup_pyxis_importer(CLI::App& sub, Runner& run) {
       } catch (const builder::PreflightRefused& r) {
         std::cerr << r.report;
         return int(kExitFindings);
-      } catch (const builder::Interrupted& e) {
-        std::cerr << render_diagnostic(e.diagnostic(), false);
-        return 128 + e.signal_number();
-      }
+      }  // Interrupted: cmd::run_guarded says so and exits 128+N, as for every command.
       return int(kExitOk);
     }
     (void)release;

@@ -289,7 +289,13 @@ int fd_read_at(sqfs_file_t* base, sqfs_u64 offset, void* buffer, size_t size) {
 int fd_write_at(sqfs_file_t* base, sqfs_u64 offset, const void* buffer, size_t size) {
   FdFile* f = self(base);
   if (f->read_only) return SQFS_ERROR_IO;
-  if (int e = f->behind->write(offset, static_cast<const char*>(buffer), size)) {
+  const auto* p = static_cast<const char*>(buffer);
+  int e = 0;
+  if (f->behind)
+    e = f->behind->write(offset, p, size);
+  else if (pwrite_all(f->fd, p, size, offset) != 0)
+    e = errno;
+  if (e != 0) {
     f->last_errno = e;
     return SQFS_ERROR_IO;
   }
@@ -304,7 +310,12 @@ sqfs_u64 fd_get_size(const sqfs_file_t* base) {
 int fd_truncate(sqfs_file_t* base, sqfs_u64 size) {
   FdFile* f = self(base);
   if (f->read_only) return SQFS_ERROR_IO;
-  if (int e = f->behind->truncate(size)) {
+  int e = 0;
+  if (f->behind)
+    e = f->behind->truncate(size);
+  else if (::ftruncate(f->fd, static_cast<off_t>(size)) != 0)
+    e = errno;
+  if (e != 0) {
     f->last_errno = e;
     return SQFS_ERROR_IO;
   }
@@ -320,7 +331,7 @@ void fd_destroy(sqfs_object_t* base) {
   delete f;
 }
 
-FdFile* make(int fd, bool read_only, bool own, uint64_t size);
+FdFile* make(int fd, bool read_only, bool own, uint64_t size, bool write_behind = false);
 
 sqfs_object_t* fd_copy(const sqfs_object_t* base) {
   const FdFile* f = reinterpret_cast<const FdFile*>(base);
@@ -332,7 +343,7 @@ sqfs_object_t* fd_copy(const sqfs_object_t* base) {
   return reinterpret_cast<sqfs_object_t*>(c);
 }
 
-FdFile* make(int fd, bool read_only, bool own, uint64_t size) {
+FdFile* make(int fd, bool read_only, bool own, uint64_t size, bool write_behind) {
   auto* f = new (std::nothrow) FdFile{};
   if (!f) return nullptr;
   f->base.base.destroy = fd_destroy;
@@ -346,7 +357,7 @@ FdFile* make(int fd, bool read_only, bool own, uint64_t size) {
   f->own = own;
   f->size = size;
   f->last_errno = 0;
-  if (!read_only) {
+  if (!read_only && write_behind) {
     try {
       f->behind = std::make_unique<WriteBehind>(fd, size);
     } catch (...) {  // no memory or no thread
@@ -359,10 +370,10 @@ FdFile* make(int fd, bool read_only, bool own, uint64_t size) {
 
 }  // namespace
 
-FilePtr make_fd_file(int fd, bool read_only, bool own) {
+FilePtr make_fd_file(int fd, bool read_only, bool own, bool write_behind) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return nullptr;
-  FdFile* f = make(fd, read_only, own, static_cast<uint64_t>(st.st_size));
+  FdFile* f = make(fd, read_only, own, static_cast<uint64_t>(st.st_size), write_behind);
   if (!f) {
     errno = ENOMEM;
     return nullptr;

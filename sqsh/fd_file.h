@@ -12,15 +12,17 @@
 
 namespace trainimg::sqsh {
 
-/// Wraps `fd`. A writable file writes on a thread of its own (write_at()
-/// queues up to 8 MiB and returns; reads and truncates see what is queued):
-/// call fd_file_flush() before anything else reads the fd.
+/// Wraps `fd`. With `write_behind`, a writable file writes on a thread of
+/// its own (write_at() queues up to 8 MiB and returns; reads and truncates
+/// see what is queued): call fd_file_flush() before anything else reads the
+/// fd. Without it, each write_at() is a pwrite on the caller's thread (no
+/// thread, no ring: for many writers side by side).
 /// With `own`, the fd is closed when the file is destroyed;
 /// otherwise the caller keeps ownership and must outlive the object.
 /// Read-only files report reads past the end as SQFS_ERROR_OUT_OF_BOUNDS and
 /// can be copied (sqfs_copy dups the fd); writable ones cannot.
 /// Returns null (errno set) when fstat fails.
-FilePtr make_fd_file(int fd, bool read_only, bool own);
+FilePtr make_fd_file(int fd, bool read_only, bool own, bool write_behind = true);
 
 /// Waits until every queued write is in the file: 0, or SQFS_ERROR_IO when a
 /// write failed (fd_file_errno() says why). 0 at once for read-only files.

@@ -174,6 +174,12 @@ struct WriterOptions {
   bool keep_xattrs = true;    ///< false drops every xattr handed in
   /// Keep every regular file's FileExtent after finish() (extent(), fragment()).
   bool record_extents = false;
+  /// For many writers side by side (an import's layer segments): file data
+  /// goes to the block processor and the output on the caller's thread (no
+  /// feed thread and its 4 MiB ring, no write-behind thread and its 8 MiB
+  /// ring) and fewer blocks are in flight. Same bytes, less memory and
+  /// fewer threads; slower for one writer alone.
+  bool lean = false;
 };
 
 /// What block reuse did in one image (Writer::reuse_stats()).

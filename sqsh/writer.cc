@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -46,7 +47,7 @@ void Writer::Impl::setup(int fd) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw_errno(name, "opening the output");
   if (S_ISREG(st.st_mode) && ::ftruncate(fd, 0) != 0) throw_errno(name, "truncating the output");
-  file = make_fd_file(fd, false, false);
+  file = make_fd_file(fd, false, false, /*write_behind=*/!opt.lean);
   if (!file) throw_errno(name, "opening the output");
   mtime = opt.mtime ? *opt.mtime : static_cast<uint32_t>(std::time(nullptr));
 
@@ -91,7 +92,9 @@ void Writer::Impl::setup(int fd) {
   desc.max_block_size = opt.block_size;
   desc.num_workers = opt.num_workers ? opt.num_workers : default_workers();
   // Memory bound of the data path: blocks in flight x block size.
-  desc.max_backlog = desc.num_workers * 4 < 8 ? 8 : desc.num_workers * 4;
+  // A lean writer keeps fewer: it is one of many side by side.
+  const unsigned per_worker = opt.lean ? 2 : 4, floor = opt.lean ? 4 : 8;
+  desc.max_backlog = std::max(floor, desc.num_workers * per_worker);
   desc.cmp = data_cmp ? data_cmp.get() : cmp.get();
   desc.wr = blkwr.get();
   desc.tbl = frag.get();
@@ -112,7 +115,7 @@ void Writer::Impl::setup(int fd) {
   root = new_node(NodeType::Dir);
   root->mode = 0755;
   root->mtime = mtime;
-  feeder = std::make_unique<DataFeeder>(*this);
+  feeder = std::make_unique<DataFeeder>(*this, /*threaded=*/!opt.lean);
 }
 
 void Writer::Impl::setup_compressors() {

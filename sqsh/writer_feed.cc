@@ -19,7 +19,9 @@ constexpr size_t kBatch = 32;        // ops handed to the feeder at once
 
 }  // namespace
 
-DataFeeder::DataFeeder(Writer::Impl& w) : w_(w), ring_(kRing) {
+DataFeeder::DataFeeder(Writer::Impl& w, bool threaded) : w_(w), direct_(!threaded) {
+  if (direct_) return;
+  ring_.resize(kRing);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -78,15 +80,26 @@ void DataFeeder::begin(WNode* node, const std::string& path) {
   op.kind = Kind::Begin;
   op.node = node;
   op.path = path;
-  push(std::move(op));
+  if (direct_)
+    apply(op, 0);
+  else
+    push(std::move(op));
 }
 
 void DataFeeder::end() {
-  push(Op{});
+  Op op;
+  if (direct_)
+    apply(op, 0);
+  else
+    push(op);
 }
 
 void DataFeeder::write(const void* data, size_t n) {
   const char* p = static_cast<const char*>(data);
+  if (direct_) {
+    append(p, n);
+    return;
+  }
   while (n > 0) {
     size_t piece = std::min(n, kPiece);
     if (kRing - (head_ - tail_) < piece) {
@@ -108,6 +121,7 @@ void DataFeeder::write(const void* data, size_t n) {
 }
 
 void DataFeeder::drain() {
+  if (direct_) return;
   publish();
   std::unique_lock<std::mutex> lock(mu_);
   idle_cv_.wait(lock, [&] {
@@ -175,11 +189,16 @@ void DataFeeder::run() {
   }
 }
 
+void DataFeeder::check(int rc, const char* action) const {
+  if (rc < 0) w_.check_rc(rc, action + current_);  // the message is built only on failure
+}
+
+void DataFeeder::append(const char* p, size_t n) {
+  check(sqfs_block_processor_append(w_.proc.get(), p, n), "writing the data of ");
+}
+
 void DataFeeder::apply(Op& op, uint64_t at) {
   sqfs_block_processor_t* proc = w_.proc.get();
-  auto check = [&](int rc, const char* action) {  // the message is built only on failure
-    if (rc < 0) w_.check_rc(rc, action + current_);
-  };
   switch (op.kind) {
     case Kind::Begin:
       current_ = std::move(op.path);
@@ -189,9 +208,8 @@ void DataFeeder::apply(Op& op, uint64_t at) {
       break;
     case Kind::Data: {
       size_t off = static_cast<size_t>(at % kRing), first = std::min<size_t>(op.len, kRing - off);
-      check(sqfs_block_processor_append(proc, ring_.data() + off, first), "writing the data of ");
-      if (first < op.len)
-        check(sqfs_block_processor_append(proc, ring_.data(), op.len - first), "writing the data of ");
+      append(ring_.data() + off, first);
+      if (first < op.len) append(ring_.data(), op.len - first);
       break;
     }
     case Kind::End:

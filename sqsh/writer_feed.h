@@ -27,7 +27,9 @@ struct WNode;
 
 class DataFeeder {
  public:
-  explicit DataFeeder(Writer::Impl& w);
+  /// Not `threaded`: no thread and no ring; each call is made at once on the
+  /// caller's thread (WriterOptions::lean).
+  DataFeeder(Writer::Impl& w, bool threaded);
   DataFeeder(const DataFeeder&) = delete;
   DataFeeder& operator=(const DataFeeder&) = delete;
   ~DataFeeder() { abandon(); }
@@ -59,8 +61,11 @@ class DataFeeder {
   void rethrow_if_failed();
   void run();
   void apply(Op& op, uint64_t at);
+  void append(const char* p, size_t n);
+  void check(int rc, const char* action) const;
 
   Writer::Impl& w_;
+  const bool direct_;
   std::vector<char> ring_;
   // The caller's thread only.
   std::vector<Op> batch_;  // ops not handed over yet

@@ -201,6 +201,10 @@ TEST(Writer, SameInputAndFixedMtimeGiveByteIdenticalImages) {
   EXPECT_GT(a.size(), 4096u);
   EXPECT_EQ(a.size() % 4096, 0u);
   EXPECT_TRUE(a == b) << "images differ";
+  opt.lean = true;  // nor the feed and write-behind threads (import segments)
+  std::string lean = write_image(tmp / "lean.sqsh", root, tree, opt);
+  EXPECT_TRUE(a == lean) << "a lean writer's image differs";
+  opt.lean = false;
   opt.mtime = 1700000001;
   std::string c = write_image(tmp / "c.sqsh", root, tree, opt);
   EXPECT_FALSE(a == c);  // the super block carries the mtime
@@ -332,6 +336,18 @@ TEST(Writer, FullDeviceGivesErrorNamingTheErrno) {
     // a call after the one that queued the failed write (the compressor
     // options, a table) or at the latest when finish() waits for the writes,
     // always with its errno.
+    EXPECT_THAT(
+        std::string(e.what()),
+        ::testing::MatchesRegex("out\\.sqsh: writing the [a-z ]+: I/O error \\(No space left on device\\)"));
+  }
+  // A lean writer writes on the caller's thread: the call that wrote fails.
+  WriterOptions lean;
+  lean.lean = true;
+  try {
+    Writer w(fd.get(), "out.sqsh", lean);
+    w.finish();
+    FAIL() << "no error from a lean writer";
+  } catch (const Error& e) {
     EXPECT_THAT(
         std::string(e.what()),
         ::testing::MatchesRegex("out\\.sqsh: writing the [a-z ]+: I/O error \\(No space left on device\\)"));

@@ -33,6 +33,7 @@ class SegmentBuilder : public inspect::LayerVisitor {
     sqsh::WriterOptions wo = o.writer;
     wo.num_workers = workers;
     wo.record_extents = true;
+    wo.lean = true;  // up to --jobs of them at once: memory (docs/import.md)
     wo.exportable = false;
     wo.keep_xattrs = false;  // the image's nodes carry them, not the segment's
     wo.clamp_mtimes = false;

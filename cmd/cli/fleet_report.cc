@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <set>
 
 #include "builder/slurm.h"
 #include "cmd/cli/cli.h"
@@ -16,7 +17,10 @@ FleetOutcome::FleetOutcome(host::FleetResult r) : result(std::move(r)) {}
 bool FleetOutcome::apply_policy(const policy::Policy& p, const PolicyFlags&) {
   // Per node, before the reports and the drain decision see the findings.
   std::string today = policy::today_utc();
-  // An expired ignore is about the config, not a node: said once, on stderr.
+  // The policy rules' findings (an expired ignore) are about the config, not
+  // a node: said once, on stderr.
+  std::set<std::string> about_config;
+  for (const auto& r : policy::policy_rules()) about_config.insert(r.id);
   std::vector<Diagnostic> expired;
   for (auto& n : result.nodes) {
     Report nr;
@@ -25,7 +29,7 @@ bool FleetOutcome::apply_policy(const policy::Policy& p, const PolicyFlags&) {
     policy::apply_policy(nr, p, today);
     n.findings.clear();
     for (auto& d : nr.findings) {
-      if (d.rule_id != policy::ignore_expired_rule().id)
+      if (!about_config.count(d.rule_id))
         n.findings.push_back(std::move(d));
       else if (&n == &result.nodes.front())
         expired.push_back(std::move(d));

@@ -8,7 +8,6 @@
 #include "common/report.h"
 #include "common/xml.h"
 #include "inspect/host/rules.h"
-#include "inspect/inspect.h"
 #include "inspect/registry/registry.h"
 
 namespace trainimg::host {
