@@ -68,12 +68,10 @@ int run_check(const ReportFlags& f,
   bool to_stdout = f.output.empty() || f.output == "-";
   std::string text =
       outcome->render(plan.format, to_stdout && plan.format == Format::Text && want_color(STDOUT_FILENO));
-  if (to_stdout) {
-    std::cout << text;
-    std::cout.flush();
-  } else {
+  if (to_stdout)
+    std::cout << text << std::flush;
+  else
     write_file_atomic(f.output, text);
-  }
   outcome->finish();
   return wrote_baseline ? int(kExitOk) : outcome->exit_code(plan.fail_on);
 }
