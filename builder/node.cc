@@ -105,7 +105,7 @@ HostProfile capture_live(double timeout_s) {
   return capture(runner, timeout_of(timeout_s), "live");
 }
 
-Report check_node(const std::string& file, const Expectations& e, const std::string& reference,
+Report check_node(const std::string& file, const HostExpectations& e, const std::string& reference,
                   double timeout_s) {
   HostProfile p = file.empty() ? capture_node("", timeout_s) : read_profile(file);
   std::optional<HostProfile> base;

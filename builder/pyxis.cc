@@ -180,7 +180,7 @@ using Json = nlohmann::ordered_json;
 // that are there but another version, not this image's (their digest is not
 // the sidecar's) or damaged: the sidecar of a shared 1777 directory may hold
 // anything, so its facts are read strictly (inspect::facts_from_json).
-std::optional<Report> report_from_sidecar(const Json& sidecar, const inspect::Expectations& e,
+std::optional<Report> report_from_sidecar(const Json& sidecar, const inspect::ImageExpectations& e,
                                           const std::string& sqsh, std::string& why) {
   if (!sidecar.is_object() || !sidecar.contains("inspect") || !sidecar["inspect"].is_object() ||
       !sidecar["inspect"].contains("facts"))
@@ -215,7 +215,7 @@ bool well_formed(const Json& findings) {
 // digest) was judged for this host stack before, else from the facts its
 // sidecar records, else one inspection of the published .sqsh; then cached.
 // Sources without a digest (dir:) are read each time.
-Json image_findings(const std::string& sqsh, const Json& sidecar, const inspect::Expectations& e,
+Json image_findings(const std::string& sqsh, const Json& sidecar, const inspect::ImageExpectations& e,
                     const std::string& cache_dir, std::string& notes) {
   std::string digest;
   for (const char* k : {"image_digest", "config_digest"})
@@ -306,7 +306,7 @@ std::string pyxis_get(const std::string& uri, const PyxisEnv& env, const Preflig
     return path;
   }
   host::HostProfile hp = host::read_profile(o.host_profile);
-  inspect::Expectations e = inspect::expectations_from_host(hp, o.host_profile);
+  inspect::ImageExpectations e = inspect::expectations_from_host(hp, o.host_profile);
   Json findings = image_findings(path, sidecar, e, o.cache_dir, notes);
   std::string errors;
   for (const auto& f : findings) {

@@ -66,13 +66,13 @@ host::HostProfile capture_live(double timeout_s);
 /// `host check`: the profile `file` (empty: this node, capture_node) judged
 /// against `e` and the reference profile `reference` (empty: none); the
 /// report before policy. Throws Error for an unreadable profile.
-Report check_node(const std::string& file, const host::Expectations& e, const std::string& reference,
+Report check_node(const std::string& file, const host::HostExpectations& e, const std::string& reference,
                   double timeout_s);
 /// "trainimg: captured N probes on HOST: M ok[, K not answered: ids]\n".
 std::string capture_summary(const host::HostProfile& p);
 
 struct NodeGateOptions {
-  host::Expectations expect;
+  host::HostExpectations expect;
   double timeout_s = 10;  ///< per probe, at most 2 s in the gate
   bool drain = false;     ///< drain on an error, resume when clean (only a trainimg drain)
 };

@@ -36,7 +36,7 @@ void setup_fleet_check(CLI::App& sub, Runner& run) {
                "Drain failing nodes: Reason=\"trainimg: RULE: MESSAGE\" (never an admin's)");
   run = [a, rf] {
     return run_check(*rf, [&](const policy::Policy&) {
-      host::Expectations e = host::parse_expectations(a->expect);
+      host::HostExpectations e = host::parse_expectations(a->expect);
       std::optional<host::HostProfile> base;
       if (!a->baseline.empty()) base = host::read_profile(a->baseline);
       auto out = std::make_unique<FleetOutcome>(

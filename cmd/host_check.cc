@@ -51,7 +51,7 @@ void setup_host_check(CLI::App& sub, Runner& run) {
       if (f->file.empty() == !f->live)
         throw Error("host check", "give either a profile (HOST.json) or --live",
                     "trainimg host check HOST.json");
-      Expectations e = parse_expectations(f->expect);
+      HostExpectations e = parse_expectations(f->expect);
       e.strict = f->strict;
       if (f->drain && !f->slurm)
         throw Error("--drain", "only with --slurm", "trainimg host check --live --slurm --drain");
@@ -68,7 +68,7 @@ void setup_host_check(CLI::App& sub, Runner& run) {
       // the file's schema says which.
       bool findings = !f->baseline.empty() && policy::json_schema_of(f->baseline) == policy::kBaselineSchema;
       std::string reference = findings ? "" : f->baseline;
-      Expectations e = expectations();
+      HostExpectations e = expectations();
       auto out =
           std::make_unique<Checked>(builder::check_node(f->live ? "" : f->file, e, reference, f->timeout));
       if (findings) out->baseline = f->baseline;

@@ -34,7 +34,7 @@ void setup_inspect(CLI::App& sub, Runner& run) {
     const inspect::SourceOptions so = source_options(*sf);
     return run_check(*rf, [&](const policy::Policy& pol) {
       // The config's `expect:`, then --host, then --expect: the flags win.
-      inspect::Expectations e;
+      inspect::ImageExpectations e;
       for (const auto& [k, v] : pol.expect) {
         if (k == "efa-installer") e.efa_installer = v, e.efa_installer_from = pol.file;
         if (k == "libfabric") e.libfabric = v, e.libfabric_from = pol.file;

@@ -22,9 +22,9 @@ namespace {
 }
 }  // namespace
 
-Expectations parse_expect(const std::string& spec) {
+ImageExpectations parse_expect(const std::string& spec) {
   static const char* kHint = "use --expect efa-installer=V,libfabric=V,aws-ofi-nccl=V,cuda-driver=V";
-  Expectations e;
+  ImageExpectations e;
   std::set<std::string> seen;
   size_t b = 0;
   while (b <= spec.size()) {
@@ -36,18 +36,23 @@ Expectations parse_expect(const std::string& spec) {
     std::string key = item.substr(0, eq), val = item.substr(eq + 1);
     if (!looks_like_version(val)) bad(spec, b + eq + 1, "'" + val + "' is not a version for " + key, kHint);
     if (!seen.insert(key).second) bad(spec, b, "'" + key + "' given twice", kHint);
-    if (key == "efa-installer") e.efa_installer = val, e.efa_installer_from = "--expect";
-    else if (key == "libfabric") e.libfabric = val, e.libfabric_from = "--expect";
-    else if (key == "aws-ofi-nccl") e.aws_ofi_nccl = val, e.aws_ofi_nccl_from = "--expect";
-    else if (key == "cuda-driver") e.cuda_driver = val, e.cuda_driver_from = "--expect";
-    else bad(spec, b, "unknown key '" + key + "'", kHint);
+    if (key == "efa-installer")
+      e.efa_installer = val, e.efa_installer_from = "--expect";
+    else if (key == "libfabric")
+      e.libfabric = val, e.libfabric_from = "--expect";
+    else if (key == "aws-ofi-nccl")
+      e.aws_ofi_nccl = val, e.aws_ofi_nccl_from = "--expect";
+    else if (key == "cuda-driver")
+      e.cuda_driver = val, e.cuda_driver_from = "--expect";
+    else
+      bad(spec, b, "unknown key '" + key + "'", kHint);
     b = end + 1;
   }
   return e;
 }
 
-Expectations expectations_from_host(const host::HostProfile& p, const std::string& file) {
-  Expectations e;
+ImageExpectations expectations_from_host(const host::HostProfile& p, const std::string& file) {
+  ImageExpectations e;
   if ((e.efa_installer = p.efa_installer_version)) e.efa_installer_from = file;
   if ((e.libfabric = p.libfabric_version)) e.libfabric_from = file;
   if ((e.aws_ofi_nccl = p.ofi_nccl_version)) e.aws_ofi_nccl_from = file;
@@ -55,10 +60,12 @@ Expectations expectations_from_host(const host::HostProfile& p, const std::strin
   return e;
 }
 
-Expectations merge(Expectations base, const Expectations& over) {
-  if (over.efa_installer) base.efa_installer = over.efa_installer, base.efa_installer_from = over.efa_installer_from;
+ImageExpectations merge(ImageExpectations base, const ImageExpectations& over) {
+  if (over.efa_installer)
+    base.efa_installer = over.efa_installer, base.efa_installer_from = over.efa_installer_from;
   if (over.libfabric) base.libfabric = over.libfabric, base.libfabric_from = over.libfabric_from;
-  if (over.aws_ofi_nccl) base.aws_ofi_nccl = over.aws_ofi_nccl, base.aws_ofi_nccl_from = over.aws_ofi_nccl_from;
+  if (over.aws_ofi_nccl)
+    base.aws_ofi_nccl = over.aws_ofi_nccl, base.aws_ofi_nccl_from = over.aws_ofi_nccl_from;
   if (over.cuda_driver) base.cuda_driver = over.cuda_driver, base.cuda_driver_from = over.cuda_driver_from;
   return base;
 }

@@ -34,7 +34,7 @@ TEST(ParseExpect, PositionedErrors) {
   EXPECT_EQ(error_of("libfabric=1,libfabric=2"), "--expect:1:13: 'libfabric' given twice");
 }
 
-TEST(Expectations, HostProfileThenExpectOverrides) {
+TEST(ImageExpectations, HostProfileThenExpectOverrides) {
   host::HostProfile p;
   p.efa_installer_version = "1.50.0";
   p.libfabric_version = "2.6.0amzn1.0";

@@ -133,7 +133,7 @@ std::vector<std::pair<std::string, std::string>> fact_rows(const HostProfile& p)
 // inspect/host/rules/rules.def.
 
 /// `--expect gpus=8,efas=8,gpu-model=B200,efa-driver>=3.3.0,kernel=…`.
-struct Expectations {
+struct HostExpectations {
   std::optional<int> gpus;
   std::optional<int> efas;
   std::optional<std::string> gpu_model;       ///< a word of the nvidia-smi name ("B200")
@@ -152,7 +152,7 @@ struct Expectations {
 };
 /// Parses the comma-separated list. Throws Error (file "--expect", column of
 /// the bad item) for an unknown key, a missing operator or a bad value.
-Expectations parse_expectations(std::string_view spec);
+HostExpectations parse_expectations(std::string_view spec);
 
 /// Every host rule (domain "host"), in domain.md §6 order.
 std::vector<RuleInfo> host_rules();
@@ -164,11 +164,11 @@ struct HostCheckResult {
   std::vector<std::string> notes;
 };
 /// Runs every profile rule.
-HostCheckResult check_host(const HostProfile& p, const Expectations& e, const HostProfile* baseline,
+HostCheckResult check_host(const HostProfile& p, const HostExpectations& e, const HostProfile* baseline,
                            const std::string& file, const std::string& baseline_file = {});
 /// `host check`'s report before policy (kind "host"): check_host's findings
 /// and notes, the profile's facts (text rows and JSON), the inputs `where`
 /// and, with a reference profile, `baseline_file`.
-Report host_check_report(const HostProfile& p, const Expectations& e, const HostProfile* baseline,
+Report host_check_report(const HostProfile& p, const HostExpectations& e, const HostProfile* baseline,
                          const std::string& where, const std::string& baseline_file = {});
 }  // namespace trainimg::host

@@ -7,7 +7,7 @@
 
 namespace trainimg::inspect {
 
-Report make_report(const facts::ImageFacts& f, const Expectations& e) {
+Report make_report(const facts::ImageFacts& f, const ImageExpectations& e) {
   Report r;
   r.kind = "inspect";
   r.inputs = {f.reference};
@@ -20,7 +20,7 @@ Report make_report(const facts::ImageFacts& f, const Expectations& e) {
   return r;
 }
 
-Report inspect_image(const std::string& uri, const Expectations& e, const SourceOptions& opt) {
+Report inspect_image(const std::string& uri, const ImageExpectations& e, const SourceOptions& opt) {
   auto src = open_source(uri, opt);
   facts::ImageFacts f = facts::gather_facts(*src);
   if (f.reference.empty()) f.reference = uri;

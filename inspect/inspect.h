@@ -40,7 +40,7 @@ struct ImageFacts;  // inspect/facts/facts.h
 }  // namespace facts
 
 /// What the image must match: from `--expect` and/or `--host HOST.json`.
-struct Expectations {
+struct ImageExpectations {
   std::optional<std::string> efa_installer, libfabric, aws_ofi_nccl, cuda_driver;
   /// Where each came from, for messages: "--expect" or the profile's path.
   std::string efa_installer_from, libfabric_from, aws_ofi_nccl_from, cuda_driver_from;
@@ -49,20 +49,20 @@ struct Expectations {
 /// Parses "efa-installer=1.50.0,libfabric=2.6.0,aws-ofi-nccl=1.21.1,cuda-driver=13.2".
 /// Throws trainimg::Error (naming --expect and the column) on an unknown key,
 /// a missing '=', an empty or non-version value, or a repeated key.
-Expectations parse_expect(const std::string& spec);
+ImageExpectations parse_expect(const std::string& spec);
 
 /// The host profile's EFA installer, libfabric, aws-ofi-nccl and CUDA driver
 /// versions (absent facts stay unset).
-Expectations expectations_from_host(const host::HostProfile& p, const std::string& file);
+ImageExpectations expectations_from_host(const host::HostProfile& p, const std::string& file);
 
 /// `over` wins where it sets a value.
-Expectations merge(Expectations base, const Expectations& over);
+ImageExpectations merge(ImageExpectations base, const ImageExpectations& over);
 
 /// Every image rule, in catalogue order (domain "image").
 std::vector<RuleInfo> image_rules();
 
 /// Runs every image rule; findings in rule order.
-std::vector<Diagnostic> check_image(const facts::ImageFacts& f, const Expectations& e);
+std::vector<Diagnostic> check_image(const facts::ImageFacts& f, const ImageExpectations& e);
 
 /// The facts as the `facts` object of trainimg.inspect/v1 (stable order),
 /// every field of the facts included, and "facts_version": kFactsVersion.
@@ -79,15 +79,15 @@ inline constexpr int kFactsVersion = 1;
 facts::ImageFacts facts_from_json(const nlohmann::ordered_json& j, const std::string& what);
 /// make_report(facts_from_json(j, what), e): the rules judged on recorded
 /// facts, without reading the image. Throws as facts_from_json.
-Report report_from_facts_json(const nlohmann::ordered_json& j, const Expectations& e,
+Report report_from_facts_json(const nlohmann::ordered_json& j, const ImageExpectations& e,
                               const std::string& what);
 /// The facts as the text report's table rows.
 std::vector<std::pair<std::string, std::string>> facts_rows(const facts::ImageFacts& f);
 
 /// Opens `uri`, gathers the facts, runs the rules: the whole report.
 /// Throws trainimg::Error for unreadable or hostile input.
-Report inspect_image(const std::string& uri, const Expectations& e, const SourceOptions& opt = {});
+Report inspect_image(const std::string& uri, const ImageExpectations& e, const SourceOptions& opt = {});
 /// The report for facts already gathered.
-Report make_report(const facts::ImageFacts& f, const Expectations& e);
+Report make_report(const facts::ImageFacts& f, const ImageExpectations& e);
 
 }  // namespace trainimg::inspect

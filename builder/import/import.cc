@@ -649,7 +649,7 @@ nlohmann::ordered_json inspect_verdict(const std::string& image, std::optional<R
                                        const std::string& digest) {
   nlohmann::ordered_json j;
   try {
-    Report rep = inspect::inspect_image("sqsh:" + image, inspect::Expectations{});
+    Report rep = inspect::inspect_image("sqsh:" + image, inspect::ImageExpectations{});
     if (!digest.empty() && rep.facts["image"]["digest"].is_null()) rep.facts["image"]["digest"] = digest;
     size_t counts[3] = {0, 0, 0};
     nlohmann::ordered_json findings = nlohmann::ordered_json::array();

@@ -76,7 +76,7 @@ FleetNode unreachable_node(std::string node, std::string why) {
   return n;
 }
 
-FleetResult judge_fleet(std::vector<FleetNode> nodes, const Expectations& e, const HostProfile* baseline,
+FleetResult judge_fleet(std::vector<FleetNode> nodes, const HostExpectations& e, const HostProfile* baseline,
                         const std::string& baseline_file) {
   FleetResult r;
   // Identical facts judge identically: judge one profile per digest (1,000

@@ -63,7 +63,7 @@ FleetNode unreachable_node(std::string node, std::string why);
 /// baseline for all), then runs the FLEET_RULEs of rules/rules.def over the
 /// nodes together: fleet-drift findings against the majority,
 /// node-unreachable findings.
-FleetResult judge_fleet(std::vector<FleetNode> nodes, const Expectations& e,
+FleetResult judge_fleet(std::vector<FleetNode> nodes, const HostExpectations& e,
                         const HostProfile* baseline = nullptr, const std::string& baseline_file = {});
 
 /// Reports. text: a node × rule table, failing groups first, nodes with

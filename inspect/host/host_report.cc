@@ -10,7 +10,7 @@
 
 namespace trainimg::host {
 
-Report host_check_report(const HostProfile& p, const Expectations& e, const HostProfile* baseline,
+Report host_check_report(const HostProfile& p, const HostExpectations& e, const HostProfile* baseline,
                          const std::string& where, const std::string& baseline_file) {
   HostCheckResult res = check_host(p, e, baseline, where, baseline_file);
   Report r;

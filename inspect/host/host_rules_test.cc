@@ -53,7 +53,7 @@ std::string expect_error(const std::string& spec) {
   return "no error";
 }
 
-TEST(Expectations, ParsesTheIssueExample) {
+TEST(HostExpectations, ParsesTheIssueExample) {
   auto e = parse_expectations("gpus=8,efas=8,gpu-model=B200,efa-driver>=3.3.0,kernel=7.0.0-1014-aws");
   EXPECT_EQ(e.gpus, 8);
   EXPECT_EQ(e.efas, 8);
@@ -62,7 +62,7 @@ TEST(Expectations, ParsesTheIssueExample) {
   EXPECT_EQ(e.kernel, "7.0.0-1014-aws");
 }
 
-TEST(Expectations, RefusesBadItemsWithTheirColumn) {
+TEST(HostExpectations, RefusesBadItemsWithTheirColumn) {
   EXPECT_EQ(expect_error("gpus=8,gpu=8"), "--expect:1:8: unknown expectation \"gpu\"");
   EXPECT_EQ(expect_error("gpus=eight"), "--expect:1:6: \"gpus\" needs a count, not \"eight\"");
   EXPECT_EQ(expect_error("kernel"), "--expect:1:1: \"kernel\" has no '=' or '>='");

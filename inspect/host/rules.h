@@ -22,7 +22,7 @@ namespace trainimg::host {
 /// What every rule sees.
 struct HostContext {
   const HostProfile& profile;
-  const Expectations& expect;
+  const HostExpectations& expect;
   const HostProfile* baseline = nullptr;  ///< --baseline reference node
   std::string file;                       ///< the profile's path (finding location)
   std::string baseline_file;

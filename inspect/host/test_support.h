@@ -74,7 +74,7 @@ inline constexpr const char* kP6 = "gpus=8,efas=8,gpu-model=B200,efa-driver>=3.3
 inline HostCheckResult check_variant(const std::string& variant, const std::string& expect = kP6,
                                      const HostProfile* baseline = nullptr) {
   HostProfile p = seed_profile(variant);
-  Expectations e = parse_expectations(expect);
+  HostExpectations e = parse_expectations(expect);
   return check_host(p, e, baseline, "host.json", "base.json");
 }
 

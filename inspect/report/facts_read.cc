@@ -248,7 +248,7 @@ facts::ImageFacts facts_from_json(const nlohmann::ordered_json& j, const std::st
   return f;
 }
 
-Report report_from_facts_json(const nlohmann::ordered_json& j, const Expectations& e,
+Report report_from_facts_json(const nlohmann::ordered_json& j, const ImageExpectations& e,
                               const std::string& what) {
   return make_report(facts_from_json(j, what), e);
 }

@@ -156,7 +156,7 @@ TEST(FactsFromJson, EveryValueOfAnotherTypeIsAnErrorOrReadExactly) {
 
 TEST(FactsFromJson, ReportFromFactsJudgesWithoutTheImage) {
   facts::ImageFacts f = everything_set();
-  Expectations e = parse_expect("efa-installer=1.47.0");
+  ImageExpectations e = parse_expect("efa-installer=1.47.0");
   Report a = make_report(f, e), b = report_from_facts_json(facts_json(f), e, "x");
   ASSERT_EQ(a.findings.size(), b.findings.size());
   for (size_t i = 0; i < a.findings.size(); ++i) {

@@ -48,7 +48,7 @@ std::vector<RuleInfo> image_rules() {
   return out;
 }
 
-std::vector<Diagnostic> check_image(const facts::ImageFacts& f, const Expectations& e) {
+std::vector<Diagnostic> check_image(const facts::ImageFacts& f, const ImageExpectations& e) {
   std::vector<Diagnostic> out;
   rules::Context c{f, e};
   for (const auto* r : rules::all_rules()) r->check(r->info, c, out);

@@ -40,7 +40,9 @@ testing::ImageSpec everything_wrong() {
   img.layers[0].file("/opt/amazon/aws-ofi-nccl/lib/libnccl-net-ofi.so",
                      testing::plugin_elf("1.19.0", {"ncclNetPlugin_v6"}), 0755);
   img.layer().file("/usr/local/lib/libfabric.so.1", testing::libfabric_elf("source build"), 0755);
-  testing::set_env(img, "LD_LIBRARY_PATH", "/usr/local/lib:/opt/amazon/aws-ofi-nccl/lib:/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib");
+  testing::set_env(
+      img, "LD_LIBRARY_PATH",
+      "/usr/local/lib:/opt/amazon/aws-ofi-nccl/lib:/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib");
   testing::set_env(img, "OPAL_PREFIX", "/opt/amazon/openmpi");
   testing::set_env(img, "NCCL_NET", "IB");
   testing::set_env(img, "NCCL_IB_HCA", "mlx5");
@@ -61,7 +63,9 @@ testing::ImageSpec plugin_deleted() {
   return img;
 }
 
-testing::ImageSpec seed_002_layout() { return testing::ngc_image(); }
+testing::ImageSpec seed_002_layout() {
+  return testing::ngc_image();
+}
 
 const Scenario kScenarios[] = {
     {"everything_wrong",
@@ -91,12 +95,14 @@ const Scenario kScenarios[] = {
 std::vector<std::string> findings_of(const Scenario& s, const facts::ImageFacts& f) {
   std::vector<std::string> out;
   for (const auto& d : check_image(f, parse_expect(s.expect))) {
-    std::string line = d.rule_id + " " + std::string(to_string(d.severity)) + " " + d.path + " | " + d.message;
+    std::string line =
+        d.rule_id + " " + std::string(to_string(d.severity)) + " " + d.path + " | " + d.message;
     for (size_t i = 0; i < f.layers.size(); ++i)
       for (size_t at = line.find(f.layers[i]); at != std::string::npos; at = line.find(f.layers[i]))
         line.replace(at, f.layers[i].size(), "L" + std::to_string(f.layers.size() == 1 ? 0 : i));
     // Config-less kinds read the same Env from /etc/environment.
-    if (auto at = line.find("(image config)"); at != std::string::npos) line.replace(at, 14, "(/etc/environment)");
+    if (auto at = line.find("(image config)"); at != std::string::npos)
+      line.replace(at, 14, "(/etc/environment)");
     out.push_back(line);
   }
   return out;
@@ -177,7 +183,7 @@ TEST_P(EveryKind, NgcLikeScenariosGiveTheSameFindingsFromSerializedFacts) {
          {std::string(s.expect), std::string(),
           std::string("efa-installer=1.50.0,libfabric=2.6.0,aws-ofi-nccl=1.21.1,cuda-driver=13.4"),
           std::string("efa-installer=1.47.0,libfabric=2.4.0,aws-ofi-nccl=1.19.0,cuda-driver=13.2")}) {
-      Expectations e = spec.empty() ? Expectations{} : parse_expect(spec);
+      ImageExpectations e = spec.empty() ? ImageExpectations{} : parse_expect(spec);
       auto want = check_image(f, e), got = check_image(back, e);
       ASSERT_EQ(want.size(), got.size()) << s.name << " " << spec;
       for (size_t i = 0; i < want.size(); ++i) {

@@ -16,7 +16,7 @@ namespace trainimg::inspect::rules {
 
 struct Context {
   const facts::ImageFacts& facts;
-  const Expectations& expect;
+  const ImageExpectations& expect;
 };
 
 using Check = void (*)(const RuleInfo& rule, const Context& c, std::vector<Diagnostic>& out);

@@ -9,7 +9,8 @@
 
 namespace trainimg::inspect::rules {
 
-inline std::vector<Diagnostic> run_rule(const ImageRule& r, const facts::ImageFacts& f, const Expectations& e = {}) {
+inline std::vector<Diagnostic> run_rule(const ImageRule& r, const facts::ImageFacts& f,
+                                        const ImageExpectations& e = {}) {
   std::vector<Diagnostic> out;
   Context c{f, e};
   r.check(r.info, c, out);
@@ -17,7 +18,7 @@ inline std::vector<Diagnostic> run_rule(const ImageRule& r, const facts::ImageFa
 }
 
 inline std::vector<Diagnostic> run_rule(const ImageRule& r, const testing::ImageSpec& img,
-                                        const Expectations& e = {}) {
+                                        const ImageExpectations& e = {}) {
   return run_rule(r, testing::facts_of(img), e);
 }
 

@@ -306,7 +306,7 @@ TEST_F(RegistrySourceTest, PinnedDigestVerifiedAndOfflineFromTheCache) {
     listing(*src);
   }
   // The resolved manifest digest is a fact of the inspection, by tag as by digest.
-  Report rep = inspect_image("docker://" + anon + "/test/pinned:pinned", Expectations{});
+  Report rep = inspect_image("docker://" + anon + "/test/pinned:pinned", ImageExpectations{});
   EXPECT_EQ(rep.facts["image"]["digest"], mdigest) << rep.facts["image"].dump();
   // Nothing listens on 5509: every blob comes from the cache.
   auto offline = open_source("docker://127.0.0.1:5509/test/pinned@" + mdigest);

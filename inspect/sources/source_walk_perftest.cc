@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
   int repeat = argc > 2 ? std::atoi(argv[2]) : 1;
   auto want = [](const Entry& e) {
     const std::string& p = e.path;
-    return e.size < (1 << 20) && (p.ends_with(".pc") || p.ends_with("version.json") || p.starts_with("/etc/ld.so.conf") ||
-                                  p == "/opt/amazon/efa_installed_packages");
+    return e.size < (1 << 20) &&
+           (p.ends_with(".pc") || p.ends_with("version.json") || p.starts_with("/etc/ld.so.conf") ||
+            p == "/opt/amazon/efa_installed_packages");
   };
   auto capture = [](const Entry&, ContentReader& r) -> nlohmann::json {
     char buf[4096];
@@ -37,7 +38,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < repeat; ++i) {
       auto t0 = std::chrono::steady_clock::now();
       if (const char* full = std::getenv("INSPECT"); full && std::string(full) == "1") {
-        trainimg::Report r = inspect_image(argv[1], Expectations{});
+        trainimg::Report r = inspect_image(argv[1], ImageExpectations{});
         std::chrono::duration<double> d = std::chrono::steady_clock::now() - t0;
         std::printf("%.3f %zu findings\n", d.count(), r.findings.size());
         continue;

@@ -39,7 +39,7 @@ TEST(CannotTellOnSeedFixture, AHealthyNodeWithoutGdsOutputsPasses) {
 
 TEST(CannotTellOnSeedFixture, StrictMakesEveryUncapturedInputAFailure) {
   HostProfile p = seed_profile("no-gds-outputs");
-  Expectations e = parse_expectations(kP6);
+  HostExpectations e = parse_expectations(kP6);
   e.strict = true;
   auto r = check_host(p, e, nullptr, "host.json");
   EXPECT_THAT(
@@ -128,7 +128,7 @@ TEST(CannotTellOnRealH200, ToolsThatAreNotInstalledAreNotFailures) {
                           "gdrcopy: cannot tell: absent: command not found: lsmod" + kWhy));
 }
 
-TEST(Expectations, KeysNameTheirChecks) {
+TEST(HostExpectations, KeysNameTheirChecks) {
   auto e = parse_expectations("gpus=8,kernel=k,fabric-manager=yes,gds=no");
   EXPECT_EQ(e.named, (std::set<std::string>{"gpu-count", "kernel-changed", "fabric-manager"}));
   EXPECT_FALSE(e.strict);

@@ -75,8 +75,8 @@ void HostContext::drift(const RuleInfo& rule, const std::string& what, const std
             .in(file));
 }
 
-Expectations parse_expectations(std::string_view spec) {
-  Expectations e;
+HostExpectations parse_expectations(std::string_view spec) {
+  HostExpectations e;
   size_t pos = 0;
   auto fail = [&spec](size_t at, const std::string& msg) {
     fail_at("--expect", 1, static_cast<int>(at) + 1, spec, msg,
@@ -183,7 +183,7 @@ std::vector<RuleInfo> host_rules() {
   return r;
 }
 
-HostCheckResult check_host(const HostProfile& p, const Expectations& e, const HostProfile* baseline,
+HostCheckResult check_host(const HostProfile& p, const HostExpectations& e, const HostProfile* baseline,
                            const std::string& file, const std::string& baseline_file) {
   HostCheckResult out;
   HostContext c{p, e, baseline, file, baseline_file, &out.findings, &out.notes};
