@@ -327,30 +327,24 @@ TEST(Writer, RejectsBadInputWithClearErrors) {
 TEST(Writer, FullDeviceGivesErrorNamingTheErrno) {
   UniqueFd fd(::open("/dev/full", O_WRONLY | O_CLOEXEC));
   if (!fd) GTEST_SKIP() << "/dev/full not available";
-  try {
-    Writer w(fd.get(), "out.sqsh", WriterOptions{});
-    w.finish();
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    // The writes happen on the writer's own thread: the failure surfaces in
-    // a call after the one that queued the failed write (the compressor
-    // options, a table) or at the latest when finish() waits for the writes,
-    // always with its errno.
-    EXPECT_THAT(
-        std::string(e.what()),
-        ::testing::MatchesRegex("out\\.sqsh: writing the [a-z ]+: I/O error \\(No space left on device\\)"));
-  }
-  // A lean writer writes on the caller's thread: the call that wrote fails.
-  WriterOptions lean;
-  lean.lean = true;
-  try {
-    Writer w(fd.get(), "out.sqsh", lean);
-    w.finish();
-    FAIL() << "no error from a lean writer";
-  } catch (const Error& e) {
-    EXPECT_THAT(
-        std::string(e.what()),
-        ::testing::MatchesRegex("out\\.sqsh: writing the [a-z ]+: I/O error \\(No space left on device\\)"));
+  // The writes happen on the writer's own thread: the failure surfaces in a
+  // call after the one that queued the failed write (the compressor options,
+  // a table) or at the latest when finish() waits for the writes, always
+  // with its errno. A lean writer writes on the caller's thread: the call
+  // that wrote fails.
+  for (bool lean : {false, true}) {
+    WriterOptions opt;
+    opt.lean = lean;
+    try {
+      Writer w(fd.get(), "out.sqsh", opt);
+      w.finish();
+      ADD_FAILURE() << "no error, lean " << lean;
+    } catch (const Error& e) {
+      EXPECT_THAT(
+          std::string(e.what()),
+          ::testing::MatchesRegex("out\\.sqsh: writing the [a-z ]+: I/O error \\(No space left on device\\)"))
+          << "lean " << lean;
+    }
   }
 }
 
