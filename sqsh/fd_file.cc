@@ -331,14 +331,14 @@ void fd_destroy(sqfs_object_t* base) {
   delete f;
 }
 
-FdFile* make(int fd, bool read_only, bool own, uint64_t size, bool write_behind = false);
+FdFile* make(int fd, bool read_only, bool own, uint64_t size, bool write_behind);
 
 sqfs_object_t* fd_copy(const sqfs_object_t* base) {
   const FdFile* f = reinterpret_cast<const FdFile*>(base);
   if (!f->read_only) return nullptr;
   int fd = ::fcntl(f->fd, F_DUPFD_CLOEXEC, 0);
   if (fd < 0) return nullptr;
-  FdFile* c = make(fd, true, true, f->size);
+  FdFile* c = make(fd, true, true, f->size, /*write_behind=*/false);  // a reader writes nothing
   if (!c) ::close(fd);
   return reinterpret_cast<sqfs_object_t*>(c);
 }

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <iostream>
-#include <set>
 
 #include "builder/slurm.h"
 #include "cmd/cli/cli.h"
@@ -19,9 +18,7 @@ bool FleetOutcome::apply_policy(const policy::Policy& p, const PolicyFlags&) {
   std::string today = policy::today_utc();
   // The policy rules' findings (an expired ignore) are about the config, not
   // a node: said once, on stderr.
-  std::set<std::string> about_config;
-  for (const auto& r : policy::policy_rules()) about_config.insert(r.id);
-  std::vector<Diagnostic> expired;
+  std::vector<Diagnostic> about_config;
   for (auto& n : result.nodes) {
     Report nr;
     nr.rules = host::fleet_rules();
@@ -29,13 +26,13 @@ bool FleetOutcome::apply_policy(const policy::Policy& p, const PolicyFlags&) {
     policy::apply_policy(nr, p, today);
     n.findings.clear();
     for (auto& d : nr.findings) {
-      if (!about_config.count(d.rule_id))
+      if (!policy::is_policy_rule(d.rule_id))
         n.findings.push_back(std::move(d));
       else if (&n == &result.nodes.front())
-        expired.push_back(std::move(d));
+        about_config.push_back(std::move(d));
     }
   }
-  for (const auto& d : expired) std::cerr << render_diagnostic(d, want_color(STDERR_FILENO));
+  for (const auto& d : about_config) std::cerr << render_diagnostic(d, want_color(STDERR_FILENO));
   return false;
 }
 

@@ -68,11 +68,7 @@ void apply_policy(Report& r, const Policy& p, const std::string& today) {
     evaluated.insert(rule.id);
     default_of.emplace(rule.id, rule.severity);
   }
-  std::set<std::string> policy_ids;
-  for (const auto* rule : all_policy_rules()) {
-    default_of.emplace(rule->info.id, rule->info.severity);
-    policy_ids.insert(rule->info.id);
-  }
+  for (const auto& rule : policy_rules()) default_of.emplace(rule.id, rule.severity);
 
   // The policy rules first (expired ignores), so that `disable` and
   // `severity` apply to their findings too; a rule that fired is evaluated.
@@ -89,7 +85,7 @@ void apply_policy(Report& r, const Policy& p, const std::string& today) {
     };
     bool hidden = false;
     for (const auto& [pattern, at] : p.exclude_paths)
-      if (!hidden && !policy_ids.count(d.rule_id) && finding_matches(pattern, d, p.root)) {
+      if (!hidden && !is_policy_rule(d.rule_id) && finding_matches(pattern, d, p.root)) {
         hide("exclude-paths", "matches " + pattern, at);
         hidden = true;
       }
@@ -129,10 +125,19 @@ const std::vector<const PolicyRule*>& all_policy_rules() {
   return kRules;
 }
 
-std::vector<RuleInfo> policy_rules() {
-  std::vector<RuleInfo> out;
-  for (const auto* rule : all_policy_rules()) out.push_back(rule->info);
-  return out;
+const std::vector<RuleInfo>& policy_rules() {
+  static const std::vector<RuleInfo> kInfos = [] {
+    std::vector<RuleInfo> out;
+    for (const auto* rule : all_policy_rules()) out.push_back(rule->info);
+    return out;
+  }();
+  return kInfos;
+}
+
+bool is_policy_rule(std::string_view rule_id) {
+  for (const auto& rule : policy_rules())
+    if (rule.id == rule_id) return true;
+  return false;
 }
 
 }  // namespace trainimg::policy

@@ -10,7 +10,6 @@
 #include "common/error.h"
 #include "common/version.h"
 #include "recipes/policy/policy.h"
-#include "recipes/policy/rules.h"
 #include "recipes/recipe/schema.h"
 #include "recipes/recipe/yaml_doc.h"
 
@@ -89,9 +88,7 @@ class Reader {
  public:
   Reader(const SourceFile& src, const std::vector<RuleInfo>& catalogue) : src_(src) {
     for (const auto& r : catalogue) ids_.push_back({r.id, recipes::FieldKind::Scalar});
-    // all_policy_rules() is static storage; policy_rules() would be a temporary
-    // copy whose strings die before ids_ is read.
-    for (const auto* r : all_policy_rules()) ids_.push_back({r->info.id, recipes::FieldKind::Scalar});
+    for (const auto& r : policy_rules()) ids_.push_back({r.id, recipes::FieldKind::Scalar});
   }
 
   Policy read() {

@@ -28,8 +28,4 @@ const PolicyRule kIgnoreExpired{
      "issue 14 (policy)", "policy", "docs/policy.md#rules"},
     check};
 
-const RuleInfo& ignore_expired_rule() {
-  return kIgnoreExpired.info;
-}
-
 }  // namespace trainimg::policy

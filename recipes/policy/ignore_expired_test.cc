@@ -49,8 +49,11 @@ TEST(PolicyIgnoreExpired, NearMissARuleThisRunDidNotEvaluate) {
 
 TEST(PolicyIgnoreExpired, IsInTheCatalogueOfPolicyRules) {
   ASSERT_EQ(policy_rules().size(), all_policy_rules().size());
-  EXPECT_EQ(policy_rules().front().id, "policy-ignore-expired");
-  EXPECT_EQ(&ignore_expired_rule(), &kIgnoreExpired.info);
+  EXPECT_EQ(policy_rules().front().id, kIgnoreExpired.info.id);
+  EXPECT_TRUE(is_policy_rule("policy-ignore-expired"));
+  EXPECT_FALSE(is_policy_rule("efa-apt-update"));
+  // Static storage: the same list, so views of its ids outlive the call.
+  EXPECT_EQ(&policy_rules(), &policy_rules());
 }
 
 }  // namespace

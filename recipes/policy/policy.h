@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/diagnostic.h"
@@ -57,11 +58,12 @@ struct Policy {
 };
 
 /// The policy rules (kind "policy": rules about the config itself, run by
-/// apply_policy; recipes/policy/rules.def), in catalogue order.
-std::vector<RuleInfo> policy_rules();
-/// The policy rule of an ignore whose `until` date has passed (a warning at
-/// the ignore entry).
-const RuleInfo& ignore_expired_rule();
+/// apply_policy; recipes/policy/rules.def), in catalogue order. Static
+/// storage: views of its strings stay valid.
+const std::vector<RuleInfo>& policy_rules();
+/// Whether `rule_id` is a policy rule's: its findings are about the config,
+/// not about what was checked.
+bool is_policy_rule(std::string_view rule_id);
 
 /// The nearest `.trainimg.yaml` in `dir` or a parent, stopping after the
 /// first directory that contains `.git` (the repository's root); empty

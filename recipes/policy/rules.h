@@ -2,7 +2,7 @@
 // The policy rules' shared contract (internal to the policy code): one
 // constant per rule, each in its own file under recipes/policy/, listed once
 // in recipes/policy/rules.def. The public part (policy_rules(),
-// ignore_expired_rule(), apply_policy()) is in recipes/policy/policy.h.
+// is_policy_rule(), apply_policy()) is in recipes/policy/policy.h.
 #pragma once
 
 #include <set>
