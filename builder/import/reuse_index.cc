@@ -129,6 +129,12 @@ std::string read_all(int fd, const std::string& name) {
   return out;
 }
 
+// The trailer: the digest of everything before it, then kEnd.
+void seal(std::string& s) {
+  put_str(s, inspect::sha256_digest(s));
+  s.append(kEnd);
+}
+
 }  // namespace
 
 std::string reuse_index_path(const std::string& image_path) {
@@ -143,6 +149,13 @@ std::string image_tables_digest(int fd, const sqsh::ImageInfo& info, const std::
   if (n < 0) throw_errno(name, "reading the tables");
   if (static_cast<size_t>(n) < tables.size()) throw Error(name, "truncated image: the tables end early");
   return inspect::sha256_digest(tables);
+}
+
+std::string frame_reuse_index(std::string_view sections) {
+  std::string s(kMagic);
+  s.append(sections);
+  seal(s);
+  return s;
 }
 
 ReuseIndexWriter::ReuseIndexWriter() {
@@ -208,8 +221,7 @@ void ReuseIndexWriter::write(int image_fd, const sqsh::ImageInfo& info, const st
   put_u32(s, static_cast<uint32_t>(info.compressor));
   put_u32(s, info.block_size);
   put_u8(s, info.data_compressed ? 1 : 0);
-  put_str(s, inspect::sha256_digest(s));
-  s.append(kEnd);
+  seal(s);
   clear();
   PartialOutput out(index_path, /*replace=*/true);
   out.file().write(s);

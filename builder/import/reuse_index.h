@@ -30,6 +30,12 @@ namespace trainimg::builder {
 /// `OUT.sqsh` -> `OUT.sqsh.index`.
 std::string reuse_index_path(const std::string& image_path);
 
+/// An index file around `sections` (the 'L', 'E', 'X' and 'B' records as
+/// ReuseIndexWriter writes them): the magic before, the SHA-256 trailer and
+/// the end mark after. For the fuzz harness, which reaches the section
+/// parser with it.
+std::string frame_reuse_index(std::string_view sections);
+
 /// Builds an index in memory while an import runs; write() publishes it.
 class ReuseIndexWriter {
  public:

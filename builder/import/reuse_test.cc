@@ -240,6 +240,23 @@ TEST(ImportReuse, ForcedReimportWithoutAnIndexRemovesTheStaleOne) {
   EXPECT_TRUE(r.sidecar["reuse_index"].is_null());
 }
 
+// The fuzz harness (tests/fuzz/fuzz_reuse_index.cc) frames its input with
+// frame_reuse_index: an index an import wrote is exactly its sections framed.
+TEST(ImportReuse, AnIndexFileIsItsSectionsFramedAsTheFuzzHarnessFramesThem) {
+  TempDir tmp;
+  inspect::testing::write_docker_archive(old_image(), tmp / "old.tar");
+  import_image(options("docker-archive:" + tmp / "old.tar", tmp / "x.sqsh"));
+  std::ifstream in(tmp / "x.sqsh.index", std::ios::binary);
+  std::string file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t magic = 8, trailer = 4 + 71 + 8;  // "sha256:" + 64 hex as a string, the end mark
+  ASSERT_GT(file.size(), magic + trailer);
+  std::string sections = file.substr(magic, file.size() - magic - trailer);
+  EXPECT_EQ(builder::frame_reuse_index(sections), file);
+  sections[0] ^= 1;  // another body, another digest
+  EXPECT_NE(builder::frame_reuse_index(sections).substr(file.size() - trailer),
+            file.substr(file.size() - trailer));
+}
+
 // docker:// from the real registry of .ci/start-registry.sh: the shared
 // layers' blobs are never downloaded, not even into the blob cache.
 TEST(ImportReuse, FromARegistryOnlyTheNewLayersAreFetched) {

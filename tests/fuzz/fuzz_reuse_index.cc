@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The reuse index reader (builder/import/reuse_index.cc, issue 26) on an
-// arbitrary body. The harness frames the input as an index file would be:
-// the magic, the input, the SHA-256 trailer of both and the end mark, so
-// mutations reach the section parser (layers, entries, extents, binding)
+// arbitrary body. The harness frames the input as an index file is
+// (builder::frame_reuse_index: the magic, the input, the SHA-256 trailer of
+// both and the end mark), so mutations reach the section parser (layers, entries, extents, binding)
 // instead of stopping at the digest. The index sits next to an empty file
 // standing for the image, whose super block (a default ImageInfo) says its
 // tables are empty, so a 'B' section can bind and the reader return.
@@ -13,7 +13,6 @@
 #include "builder/import/reuse_index.h"
 #include "common/error.h"
 #include "common/fd.h"
-#include "inspect/registry/registry.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -25,12 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return true;
   }();
   (void)made;
-  std::string file = "TIMGIDX1";
-  file.append(fuzz::as_view(data, size));
-  const std::string digest = inspect::sha256_digest(file);
-  for (int i = 0; i < 4; ++i) file.push_back(static_cast<char>((digest.size() >> (8 * i)) & 0xff));
-  file += digest;
-  file += "TIMGEND1";
+  const std::string file = builder::frame_reuse_index(fuzz::as_view(data, size));
   {
     std::ofstream out(builder::reuse_index_path(image), std::ios::binary | std::ios::trunc);
     out.write(file.data(), static_cast<std::streamsize>(file.size()));
