@@ -230,6 +230,14 @@ class Writer {
   /// copies its compressed blocks and fragment block as they are. `n.size`
   /// must equal x.size. Throws Error for an extent outside that image's data.
   void add_reused_file(const Node& n, int source, FileExtent x);
+  /// Copies the blocks of every file added from reuse source `source` now,
+  /// after the data written so far, instead of in finish(): the source's
+  /// fd is not read again (the caller may close it) and no more files may
+  /// come from it. Every such file is copied, even one removed later (its
+  /// blocks then stay as bytes no inode names), so call it once the files
+  /// are final. Waits for the block processor's blocks in flight; throws
+  /// Error inside a file.
+  void copy_reused_now(int source);
 
   /// Flushes data blocks, writes inodes, directories, fragment, export, id
   /// and xattr tables and the super block, pads to 4 KiB. Returns the image

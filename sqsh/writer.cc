@@ -335,6 +335,10 @@ void Writer::add_reused_file(const Node& n, int source, FileExtent x) {
   });
 }
 
+void Writer::copy_reused_now(int source) {
+  impl_->guarded([&] { impl_->copy_reused_now(source); });
+}
+
 ReuseStats Writer::reuse_stats(int source) const {
   if (source < 0) return impl_->reuse;
   const auto& all = impl_->reuse_sources;

@@ -160,7 +160,6 @@ uint64_t Writer::Impl::finish() {
   feeder->drain();
   feeder->abandon();  // nothing is left: the thread just ends
   check_rc(sqfs_block_processor_finish(proc.get()), "writing the remaining data blocks");
-  stats.input_bytes = sqfs_block_processor_get_stats(proc.get())->input_bytes_read;
 
   // Link counts: every directory entry is one link; a directory has two
   // more (its "." and its parent's entry is counted above) per squashfs.
@@ -180,6 +179,9 @@ uint64_t Writer::Impl::finish() {
   }
 
   copy_reused();
+  // What the block processor read, and the reused files' bytes (copied
+  // here or earlier by copy_reused_now).
+  stats.input_bytes = sqfs_block_processor_get_stats(proc.get())->input_bytes_read + reuse.file_bytes;
   // A file whose blocks start past 4 GiB needs an extended inode, so in a
   // large image which files get one would depend on where their blocks
   // landed, and with it the size of the inode table, the grouping of the

@@ -96,7 +96,8 @@ struct Writer::Impl {
     std::string name;
     ImageInfo info;
     std::vector<Fragment> fragments;
-    ReuseStats stats{};  ///< what was copied from it
+    ReuseStats stats{};   ///< what was copied from it
+    bool copied = false;  ///< by copy_reused_now(): its files have their inodes
   };
   struct ReusedFile {
     WNode* node = nullptr;
@@ -152,6 +153,11 @@ struct Writer::Impl {
   /// In finish(), after the block processor's last block: copies the blocks
   /// of every reused file still in the tree and gives each its inode.
   void copy_reused();
+  /// Copies source `si`'s files' blocks at the end of the file and gives
+  /// them their inodes; `every_file`: also those no longer in the tree
+  /// (copy_reused_now, before finish() has counted the links).
+  void copy_source(size_t si, bool every_file);
+  void copy_reused_now(int source);
 };
 
 }  // namespace trainimg::sqsh

@@ -3,7 +3,9 @@
 // compressed, are written by copying those blocks as they are.
 //
 // The copies go after the last block the block processor writes and before
-// the inode table, so they never split a file of this image. Each earlier
+// the inode table, so they never split a file of this image; or, for a source
+// whose files are final (an import's segments, builder/import/segments.h),
+// at once by copy_reused_now(), after the blocks written so far. Each earlier
 // image's needed byte ranges (the files' data blocks and the fragment blocks
 // their tails sit in) are sorted, merged where they touch and copied in file
 // order, a range of 1 MiB or more placed at the same offset modulo 4 KiB as
@@ -70,6 +72,7 @@ void Writer::Impl::add_reused_file(const Node& n, int source, FileExtent x) {
   if (source < 0 || static_cast<size_t>(source) >= reuse_sources.size())
     fail(path + ": no such reuse source");
   const ReuseSource& s = reuse_sources[static_cast<size_t>(source)];
+  if (s.copied) fail(path + ": the blocks of " + s.name + " were already copied");
   auto bad = [&](const std::string& why) { fail(path + ": the extent in " + s.name + " " + why); };
   if (path == "/") fail("the root must be a directory, not a file");
   if (n.size != x.size)
@@ -97,102 +100,117 @@ void Writer::Impl::add_reused_file(const Node& n, int source, FileExtent x) {
   stats.files++;
 }
 
+void Writer::Impl::copy_reused_now(int source) {
+  if (source < 0 || static_cast<size_t>(source) >= reuse_sources.size()) fail("no such reuse source");
+  ReuseSource& s = reuse_sources[static_cast<size_t>(source)];
+  if (in_file) fail("the blocks of " + s.name + " copied while a file is open");
+  if (s.copied) return;
+  // The blocks in flight first: a file's blocks must stay contiguous. The
+  // fragment block being filled stays in memory (a block of its own later).
+  feeder->drain();
+  check_rc(sqfs_block_processor_sync(proc.get()), "writing the data blocks before the reused ones");
+  copy_source(static_cast<size_t>(source), /*every_file=*/true);
+  s.copied = true;
+  std::erase_if(reused, [&](const ReusedFile& r) { return r.source == source; });
+}
+
 void Writer::Impl::copy_reused() {
-  for (size_t si = 0; si < reuse_sources.size(); ++si) {
-    ReuseSource& s = reuse_sources[si];
-    // What this image still uses (a file replaced or removed after it was
-    // added has no link left).
-    std::vector<Range> ranges;
-    std::vector<uint32_t> frag_new(s.fragments.size(), kNoFragment);
-    std::vector<bool> frag_used(s.fragments.size(), false);
-    for (const ReusedFile& r : reused) {
-      if (r.source != static_cast<int>(si) || r.node->links == 0) continue;
-      if (uint64_t n = stored_bytes(r.x)) ranges.push_back({r.x.blocks_start, r.x.blocks_start + n, 0});
-      if (r.x.fragment != kNoFragment && !frag_used[r.x.fragment]) {
-        frag_used[r.x.fragment] = true;
-        const Fragment& f = s.fragments[r.x.fragment];
-        if (uint64_t n = f.size & kSizeMask) ranges.push_back({f.start, f.start + n, 0});
-      }
-    }
-    std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.src < b.src; });
-    std::vector<Range> merged;
-    for (const Range& r : ranges) {
-      if (!merged.empty() && r.src <= merged.back().end)
-        merged.back().end = std::max(merged.back().end, r.end);
-      else
-        merged.push_back(r);
-    }
-    for (Range& r : merged) {
-      uint64_t at = file->get_size(file.get());
-      const uint64_t len = r.end - r.src;
-      if (len >= kAlignAbove) {
-        const uint64_t pad =
-            (r.src % SQFS_DEVBLK_SIZE + SQFS_DEVBLK_SIZE - at % SQFS_DEVBLK_SIZE) % SQFS_DEVBLK_SIZE;
-        if (pad) {
-          std::vector<char> zeros(pad, 0);
-          check_rc(file->write_at(file.get(), at, zeros.data(), zeros.size()),
-                   "padding before reused blocks");
-          at += pad;
-          reuse.dead_bytes += pad;
-          s.stats.dead_bytes += pad;
-        }
-      }
-      r.dst = at;
-      check_rc(fd_file_copy_in(file.get(), s.fd, r.src, len, at), "copying the blocks of " + s.name);
-      reuse.copied_bytes += len;
-      s.stats.copied_bytes += len;
-    }
-    auto where = [&](uint64_t src) {
-      auto it = std::upper_bound(merged.begin(), merged.end(), src,
-                                 [](uint64_t v, const Range& r) { return v < r.src; });
-      // Every position asked for lies in a range: it was put there above.
-      --it;
-      return it->dst + (src - it->src);
-    };
-    for (size_t i = 0; i < frag_used.size(); ++i) {
-      if (!frag_used[i]) continue;
-      const Fragment& f = s.fragments[i];
-      const uint64_t at = (f.size & kSizeMask) ? where(f.start) : 0;
-      check_rc(sqfs_frag_table_append(frag.get(), at, f.size, &frag_new[i]),
-               "recording a reused fragment block");
-    }
-    for (ReusedFile& r : reused) {
-      if (r.source != static_cast<int>(si) || r.node->links == 0) continue;
-      const FileExtent& x = r.x;
-      const size_t nb = x.blocks.size();
-      auto* in = static_cast<sqfs_inode_generic_t*>(std::calloc(1, sizeof(sqfs_inode_generic_t) + nb * 4));
-      check_alloc(in, "creating an inode", name);
-      in->payload_bytes_available = in->payload_bytes_used = static_cast<sqfs_u32>(nb * 4);
-      if (nb) std::memcpy(in->extra, x.blocks.data(), nb * 4);
-      const uint64_t start = stored_bytes(x) ? where(x.blocks_start) : 0;
-      const uint32_t fi = x.fragment == kNoFragment ? kNoFragment : frag_new[x.fragment];
-      const uint32_t fo = x.fragment == kNoFragment ? 0 : x.fragment_offset;
-      if (start > 0xFFFFFFFFu || x.size > 0xFFFFFFFFu || x.sparse) {
-        in->base.type = SQFS_INODE_EXT_FILE;
-        in->data.file_ext.blocks_start = start;
-        in->data.file_ext.file_size = x.size;
-        in->data.file_ext.sparse = x.sparse;
-        in->data.file_ext.nlink = 1;
-        in->data.file_ext.fragment_idx = fi;
-        in->data.file_ext.fragment_offset = fo;
-        in->data.file_ext.xattr_idx = kNoXattr;
-      } else {
-        in->base.type = SQFS_INODE_FILE;
-        in->data.file.blocks_start = static_cast<sqfs_u32>(start);
-        in->data.file.file_size = static_cast<sqfs_u32>(x.size);
-        in->data.file.fragment_index = fi;
-        in->data.file.fragment_offset = fo;
-      }
-      sqfs_free(r.node->file_inode);
-      r.node->file_inode = in;
-      reuse.files++;
-      reuse.file_bytes += x.size;
-      s.stats.files++;
-      s.stats.file_bytes += x.size;
-      stats.input_bytes += x.size;
+  for (size_t si = 0; si < reuse_sources.size(); ++si)
+    if (!reuse_sources[si].copied) copy_source(si, /*every_file=*/false);
+  reused.clear();
+}
+
+void Writer::Impl::copy_source(size_t si, bool every_file) {
+  ReuseSource& s = reuse_sources[si];
+  // What this image still uses (a file replaced or removed after it was
+  // added has no link left).
+  std::vector<Range> ranges;
+  std::vector<uint32_t> frag_new(s.fragments.size(), kNoFragment);
+  std::vector<bool> frag_used(s.fragments.size(), false);
+  for (const ReusedFile& r : reused) {
+    if (r.source != static_cast<int>(si) || (!every_file && r.node->links == 0)) continue;
+    if (uint64_t n = stored_bytes(r.x)) ranges.push_back({r.x.blocks_start, r.x.blocks_start + n, 0});
+    if (r.x.fragment != kNoFragment && !frag_used[r.x.fragment]) {
+      frag_used[r.x.fragment] = true;
+      const Fragment& f = s.fragments[r.x.fragment];
+      if (uint64_t n = f.size & kSizeMask) ranges.push_back({f.start, f.start + n, 0});
     }
   }
-  reused.clear();
+  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.src < b.src; });
+  std::vector<Range> merged;
+  for (const Range& r : ranges) {
+    if (!merged.empty() && r.src <= merged.back().end)
+      merged.back().end = std::max(merged.back().end, r.end);
+    else
+      merged.push_back(r);
+  }
+  for (Range& r : merged) {
+    uint64_t at = file->get_size(file.get());
+    const uint64_t len = r.end - r.src;
+    if (len >= kAlignAbove) {
+      const uint64_t pad =
+          (r.src % SQFS_DEVBLK_SIZE + SQFS_DEVBLK_SIZE - at % SQFS_DEVBLK_SIZE) % SQFS_DEVBLK_SIZE;
+      if (pad) {
+        std::vector<char> zeros(pad, 0);
+        check_rc(file->write_at(file.get(), at, zeros.data(), zeros.size()), "padding before reused blocks");
+        at += pad;
+        reuse.dead_bytes += pad;
+        s.stats.dead_bytes += pad;
+      }
+    }
+    r.dst = at;
+    check_rc(fd_file_copy_in(file.get(), s.fd, r.src, len, at), "copying the blocks of " + s.name);
+    reuse.copied_bytes += len;
+    s.stats.copied_bytes += len;
+  }
+  auto where = [&](uint64_t src) {
+    auto it = std::upper_bound(merged.begin(), merged.end(), src,
+                               [](uint64_t v, const Range& r) { return v < r.src; });
+    // Every position asked for lies in a range: it was put there above.
+    --it;
+    return it->dst + (src - it->src);
+  };
+  for (size_t i = 0; i < frag_used.size(); ++i) {
+    if (!frag_used[i]) continue;
+    const Fragment& f = s.fragments[i];
+    const uint64_t at = (f.size & kSizeMask) ? where(f.start) : 0;
+    check_rc(sqfs_frag_table_append(frag.get(), at, f.size, &frag_new[i]),
+             "recording a reused fragment block");
+  }
+  for (ReusedFile& r : reused) {
+    if (r.source != static_cast<int>(si) || (!every_file && r.node->links == 0)) continue;
+    const FileExtent& x = r.x;
+    const size_t nb = x.blocks.size();
+    auto* in = static_cast<sqfs_inode_generic_t*>(std::calloc(1, sizeof(sqfs_inode_generic_t) + nb * 4));
+    check_alloc(in, "creating an inode", name);
+    in->payload_bytes_available = in->payload_bytes_used = static_cast<sqfs_u32>(nb * 4);
+    if (nb) std::memcpy(in->extra, x.blocks.data(), nb * 4);
+    const uint64_t start = stored_bytes(x) ? where(x.blocks_start) : 0;
+    const uint32_t fi = x.fragment == kNoFragment ? kNoFragment : frag_new[x.fragment];
+    const uint32_t fo = x.fragment == kNoFragment ? 0 : x.fragment_offset;
+    if (start > 0xFFFFFFFFu || x.size > 0xFFFFFFFFu || x.sparse) {
+      in->base.type = SQFS_INODE_EXT_FILE;
+      in->data.file_ext.blocks_start = start;
+      in->data.file_ext.file_size = x.size;
+      in->data.file_ext.sparse = x.sparse;
+      in->data.file_ext.nlink = 1;
+      in->data.file_ext.fragment_idx = fi;
+      in->data.file_ext.fragment_offset = fo;
+      in->data.file_ext.xattr_idx = kNoXattr;
+    } else {
+      in->base.type = SQFS_INODE_FILE;
+      in->data.file.blocks_start = static_cast<sqfs_u32>(start);
+      in->data.file.file_size = static_cast<sqfs_u32>(x.size);
+      in->data.file.fragment_index = fi;
+      in->data.file.fragment_offset = fo;
+    }
+    sqfs_free(r.node->file_inode);
+    r.node->file_inode = in;
+    reuse.files++;
+    reuse.file_bytes += x.size;
+    s.stats.files++;
+    s.stats.file_bytes += x.size;
+  }
 }
 
 }  // namespace trainimg::sqsh

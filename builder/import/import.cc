@@ -149,8 +149,6 @@ struct Job {
   struct Reuse* reuse = nullptr;
   /// Walk position of each layer's first entry (filled by the merge pass).
   std::vector<uint64_t> layer_first{};
-  /// The data pass's segments (segments.h): open until the writer finishes.
-  std::vector<std::unique_ptr<AtomicFile>> segments{};
 
   sqsh::Node node(const Entry& e) const { return to_node(e, fix, clamp); }
   /// A view's node at `path` (its key).
@@ -511,7 +509,10 @@ void write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
           w.add_reused_file(f.node, id, std::move(f.extent));
         }
         std::vector<SegmentFile>().swap(l.files);
-        job.segments.push_back(std::move(seg.file));
+        // Copied now, while the other layers compress, and closed: a segment
+        // file gone before the kernel wrote it back costs the disk nothing.
+        w.copy_reused_now(id);
+        seg.file.reset();
       });
 }
 
@@ -785,7 +786,6 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
     for (bool two_pass = layered;; two_pass = true) {
       if (::ftruncate(out.fd(), 0) != 0) throw_errno(out.target(), "truncate failed");
       job.prog = {};
-      job.segments.clear();
       // A first walk for the mtime would cost a pass; the newest mtime is
       // only known after the merge, so a provisional writer gets SDE or 0
       // and every entry carries its own mtime.
@@ -800,7 +800,6 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
       if (!write_image(job, w, two_pass, written)) continue;
       job.report("finish");
       r.image_bytes = w.finish();
-      job.segments.clear();  // copied into the image
       auto st = w.stats();
       r.input_bytes = st.input_bytes;
       r.files = st.files;

@@ -5,10 +5,11 @@
 // (ImageSource::walk_layer) and its files are compressed into a *segment*: a
 // squashfs image of their own in an unnamed temporary file beside the output,
 // written by a sqsh::Writer with its FileExtents recorded. The segments are
-// joined into the image in layer order, as block reuse joins an earlier
-// image (sqsh::Writer::add_reuse_source / add_reused_file): their blocks are
-// copied as they are, shared with copy_file_range where the file system has
-// reflinks. What a segment holds depends on its layer only, never on the
+// joined into the image in layer order, each as soon as it is ready, as block
+// reuse joins an earlier image (sqsh::Writer::add_reuse_source /
+// add_reused_file, then copy_reused_now while the other layers compress):
+// their blocks are copied as they are, shared with copy_file_range where the
+// file system has reflinks. What a segment holds depends on its layer only, never on the
 // thread count or on which finished first, so the image is the same whatever
 // --jobs is; a source that cannot read a layer on its own (a registry layer
 // not fetched yet) is walked once in order into the same segments.

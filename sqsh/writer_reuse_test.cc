@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Block reuse in the writer (writer_reuse.cc): the blocks of an earlier
+// image, copied at finish() or at once by copy_reused_now(), read back as the
+// files they were, through our reader and through unsquashfs.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "common/fd.h"
+#include "sqsh/sqsh.h"
+#include "sqsh/test_support.h"
+
+namespace trainimg::sqsh {
+namespace {
+
+using testing::TempDir;
+
+constexpr uint32_t kBs = 128u << 10;
+
+Node file(const std::string& path, uint64_t size) {
+  Node n;
+  n.path = path;
+  n.type = NodeType::File;
+  n.mode = 0644;
+  n.size = size;
+  return n;
+}
+
+void put(Writer& w, const std::string& path, const std::string& bytes) {
+  w.begin_file(file(path, bytes.size()));
+  w.write(bytes.data(), bytes.size());
+  w.end_file();
+}
+
+WriterOptions options() {
+  WriterOptions o;
+  o.block_size = kBs;
+  o.record_extents = true;
+  o.num_workers = 2;
+  return o;
+}
+
+// Several blocks with a tail (fragment), whole blocks, a tail alone, empty.
+const std::map<std::string, std::string>& source_files() {
+  static const std::map<std::string, std::string> files = {
+      {"/a", testing::make_bytes(3 * kBs + 100, false, 1)},
+      {"/b", testing::make_bytes(200, true, 2)},
+      {"/c", testing::make_bytes(2 * kBs, true, 3)},
+      {"/d", ""},
+  };
+  return files;
+}
+
+class WriterReuse : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    src_path_ = tmp_ / "src.sqsh";
+    UniqueFd fd(::open(src_path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    ASSERT_TRUE(fd);
+    Writer w(fd.get(), src_path_, options());
+    for (const auto& [path, bytes] : source_files()) put(w, path, bytes);
+    w.finish();
+    for (const auto& [path, bytes] : source_files()) extents_[path] = *w.extent(path);
+  }
+
+  // An image with a file of its own, the source's files under /r, another
+  // file of its own; `now`: the reused blocks copied between the two.
+  std::string make(bool now) {
+    const std::string out = tmp_ / (now ? "now.sqsh" : "finish.sqsh");
+    UniqueFd src(::open(src_path_.c_str(), O_RDONLY | O_CLOEXEC));
+    Image img(src.get(), src_path_);
+    UniqueFd fd(::open(out.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    Writer w(fd.get(), out, options());
+    put(w, "/own1", testing::make_bytes(2 * kBs + 7, false, 4));
+    const int id = w.add_reuse_source(src.get(), src_path_, img.info(), img.fragments());
+    for (const auto& [path, bytes] : source_files())
+      w.add_reused_file(file("/r" + path, bytes.size()), id, extents_[path]);
+    if (now) {
+      w.copy_reused_now(id);
+      src.reset();  // not read again
+    }
+    put(w, "/own2", testing::make_bytes(kBs + 9, false, 5));
+    w.finish();
+    EXPECT_EQ(w.reuse_stats(id).files, source_files().size());
+    // Copied at once: before the blocks written after the call; at finish():
+    // after every block the image compressed.
+    const uint64_t reused = w.extent("/r/a")->blocks_start, own2 = w.extent("/own2")->blocks_start;
+    EXPECT_EQ(reused < own2, now) << "reused at " << reused << ", /own2 at " << own2;
+    return out;
+  }
+
+  TempDir tmp_;
+  std::string src_path_;
+  std::map<std::string, FileExtent> extents_;
+};
+
+TEST_F(WriterReuse, CopiedNowOrAtFinishTheFilesReadBackAsTheyWere) {
+  for (bool now : {false, true}) {
+    const std::string out = make(now);
+    UniqueFd fd(::open(out.c_str(), O_RDONLY | O_CLOEXEC));
+    Image img(fd.get(), out);
+    auto got = testing::read_image(img);
+    for (const auto& [path, bytes] : source_files()) {
+      ASSERT_TRUE(got.count("/r" + path)) << path << ", now " << now;
+      EXPECT_EQ(got["/r" + path].content, bytes) << path << ", now " << now;
+    }
+    EXPECT_EQ(got["/own1"].content, testing::make_bytes(2 * kBs + 7, false, 4)) << "now " << now;
+    EXPECT_EQ(got["/own2"].content, testing::make_bytes(kBs + 9, false, 5)) << "now " << now;
+    // The reference reader agrees.
+    for (const char* path : {"r/a", "r/b", "own2"}) {
+      auto r = testing::run("unsquashfs -cat " + testing::quote(out) + " " + path + " 2>/dev/null");
+      ASSERT_EQ(r.status, 0) << "unsquashfs -cat " << path << ", now " << now;
+      EXPECT_EQ(r.output, got[std::string("/") + path].content) << path << ", now " << now;
+    }
+  }
+}
+
+TEST_F(WriterReuse, CopyNowRefusesAnUnknownSourceAnOpenFileAndLaterFilesOfTheSource) {
+  const std::string out = tmp_ / "bad.sqsh";
+  UniqueFd fd(::open(out.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  {
+    Writer w(fd.get(), out, options());
+    EXPECT_THROW(w.copy_reused_now(3), Error);
+  }
+  UniqueFd src(::open(src_path_.c_str(), O_RDONLY | O_CLOEXEC));
+  Image img(src.get(), src_path_);
+  auto refused = [&](bool open_file, const std::string& why) {
+    Writer w(fd.get(), out, options());
+    const int id = w.add_reuse_source(src.get(), src_path_, img.info(), img.fragments());
+    try {
+      if (open_file) {
+        w.begin_file(file("/open", 10));
+        w.copy_reused_now(id);
+      } else {
+        w.add_reused_file(file("/b", 200), id, extents_["/b"]);
+        w.copy_reused_now(id);
+        w.add_reused_file(file("/late", 200), id, extents_["/b"]);  // its blocks are copied already
+      }
+      ADD_FAILURE() << "not refused: " << why;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  refused(true, "while a file is open");
+  refused(false, "were already copied");
+}
+
+}  // namespace
+}  // namespace trainimg::sqsh
