@@ -122,8 +122,9 @@ void Writer::Impl::copy_reused() {
 
 void Writer::Impl::copy_source(size_t si, bool every_file) {
   ReuseSource& s = reuse_sources[si];
-  // What this image still uses (a file replaced or removed after it was
-  // added has no link left).
+  // What this image uses: in finish(), the files still linked (one replaced
+  // or removed after it was added has no link left); before it, every file
+  // added (copy_reused_now: links are not counted yet).
   std::vector<Range> ranges;
   std::vector<uint32_t> frag_new(s.fragments.size(), kNoFragment);
   std::vector<bool> frag_used(s.fragments.size(), false);
