@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "builder/import.h"  // the import half: trainimg import (pyxis-importer: builder/pyxis.h)
+#include "builder/import/import.h"  // the import half: trainimg import (pyxis-importer: builder/pyxis/pyxis.h)
 #include "common/diagnostic.h"
 
 namespace trainimg::builder {

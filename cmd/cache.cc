@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // trainimg cache ls [--format text|json] | prune [--max-size SIZE] [--older-than DURATION]
-// | warm URI | verify: builder::run_cache_command (builder/pyxis_cache.h).
+// | warm URI | verify: builder::run_cache_command (builder/pyxis/pyxis.h).
 #include <iostream>
 
-#include "builder/pyxis_cache.h"
+#include "builder/pyxis/pyxis.h"
 #include "cmd/command.h"
 
 namespace trainimg::cmd {

@@ -4,7 +4,7 @@
 // the report path (FleetOutcome: per-node policy; --drain through scontrol).
 #include "inspect/host/fleet.h"
 
-#include "builder/slurm.h"
+#include "builder/slurm/slurm.h"
 #include "cmd/command.h"
 #include "inspect/host.h"
 

@@ -4,7 +4,7 @@
 
 #include <iostream>
 
-#include "builder/slurm.h"
+#include "builder/slurm/slurm.h"
 #include "cmd/command.h"
 #include "common/atomic_file.h"
 #include "inspect/host/fleet.h"

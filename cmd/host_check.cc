@@ -2,7 +2,7 @@
 // trainimg host check [HOST.json|--live] [--slurm [--drain]] …: the report path, or the node gate.
 #include <iostream>
 
-#include "builder/slurm.h"
+#include "builder/slurm/slurm.h"
 #include "cmd/command.h"
 #include "common/error.h"
 #include "inspect/host.h"

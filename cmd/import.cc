@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // trainimg import SOURCE -o OUT.sqsh: builder::import_image; progress on stderr, summary on stdout.
-#include "builder/import.h"
+#include "builder/import/import.h"
 
 #include <unistd.h>
 
@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "builder/publish.h"
+#include "builder/publish/publish.h"
 #include "cmd/command.h"
 #include "common/units.h"
 

@@ -3,13 +3,12 @@
 //   [--format …] [--fail-on …] [-o REPORT] [policy flags]: recipes::lint_inputs, then the report path.
 // A refused input stops all (exit 2, nothing printed) unless found by walking a directory or the report
 // is structured (an error finding of dockerfile-syntax); exit 2 still, its error on stderr.
-#include "recipes/lint.h"
-
 #include <unistd.h>
 
 #include <iostream>
 
 #include "cmd/command.h"
+#include "recipes/recipes.h"
 
 namespace trainimg::cmd {
 

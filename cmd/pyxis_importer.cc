@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // trainimg pyxis-importer get URI | release: Pyxis's importer= protocol
-// (builder/pyxis.h). stdout carries only the path; everything else stderr.
+// (builder/pyxis/pyxis.h). stdout carries only the path; everything else stderr.
 #include <cstdlib>
 #include <iostream>
 #include <memory>
 
-#include "builder/publish.h"
-#include "builder/pyxis.h"
+#include "builder/publish/publish.h"
+#include "builder/pyxis/pyxis.h"
 #include "cmd/command.h"
 #include "common/report.h"
 

@@ -12,7 +12,7 @@
 #include "cmd/command.h"
 #include "common/atomic_file.h"
 #include "common/report.h"
-#include "recipes/recipe.h"
+#include "recipes/recipes.h"
 
 namespace trainimg::cmd {
 

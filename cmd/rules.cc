@@ -5,7 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "cmd/cli/rule_catalogue.h"
+#include "cmd/cli/cli.h"
 #include "cmd/command.h"
 #include "common/report.h"
 

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Runs every Dockerfile rule over the stages that end in the final image,
 // then applies `# trainimg: ignore=ID` pragmas (after the rules, as hadolint).
-#include "recipes/lint.h"
-
 #include <algorithm>
 #include <array>
 #include <filesystem>
 
 #include "common/error.h"
 #include "common/version.h"
-#include "recipes/dockerfile/include.h"
+#include "recipes/dockerfile/dockerfile.h"
+#include "recipes/recipes.h"
 #include "recipes/rules/rules.h"
 
 namespace trainimg::recipes {

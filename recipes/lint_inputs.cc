@@ -5,9 +5,8 @@
 #include <filesystem>
 
 #include "common/error.h"
-#include "recipes/lint.h"
-#include "recipes/policy/policy.h"
-#include "recipes/recipe.h"
+#include "common/policy/policy.h"
+#include "recipes/recipes.h"
 
 namespace trainimg::recipes {
 

@@ -5,8 +5,9 @@
 // (inspect/host.h and, in inspect/host/, probes.h, fleet.h and checkers.h):
 // kInspect, plus the test helpers of inspect/testing/. Unit tests
 // (*_test.cc) and the fuzz harnesses (tests/fuzz/), which drive internal
-// parsers on purpose, are exempt. The other library folders (builder/, recipes/,
-// sqsh/, cmd/cli/) are held to their public headers the same way (kPublic).
+// parsers on purpose, are exempt. Every other library folder (builder/ and the
+// four inside it, recipes/ and recipes/dockerfile/, common/policy/, sqsh/,
+// cmd/cli/) is held to its one public header the same way (kPublic).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -62,32 +63,45 @@ std::vector<std::string> private_includes(const std::string& text) {
 }
 
 // Every library folder but inspect/ (above) and common/ (the base: every
-// header is public), and the headers code outside it may include. builder/
-// and recipes/ still have several: splitting them into one each is issue 24's
-// last step.
-const std::map<std::string, std::set<std::string>> kPublic = {
-    {"builder/",
-     {"builder/builder.h", "builder/import.h", "builder/progress.h", "builder/publish.h", "builder/pyxis.h",
-      "builder/pyxis_cache.h", "builder/slurm.h"}},
-    {"recipes/",
-     {"recipes/recipes.h", "recipes/dockerfile.h", "recipes/lint.h", "recipes/recipe.h",
-      "recipes/policy/policy.h"}},
-    {"sqsh/", {"sqsh/sqsh.h"}},
-    {"cmd/cli/", {"cmd/cli/cli.h", "cmd/cli/rule_catalogue.h"}},
+// header is public), with the one header code outside it may include. A
+// folder with its own CMakeLists.txt inside another library's folder is a
+// library of its own (builder/import/ in builder/): a file belongs to the
+// innermost library folder that holds it, and reaches its parent's or its
+// neighbours' code through their public headers too.
+const std::map<std::string, std::string> kPublic = {
+    {"builder/", "builder/builder.h"},
+    {"builder/import/", "builder/import/import.h"},
+    {"builder/publish/", "builder/publish/publish.h"},
+    {"builder/pyxis/", "builder/pyxis/pyxis.h"},
+    {"builder/slurm/", "builder/slurm/slurm.h"},
+    {"common/policy/", "common/policy/policy.h"},
+    {"recipes/", "recipes/recipes.h"},
+    {"recipes/dockerfile/", "recipes/dockerfile/dockerfile.h"},
+    {"sqsh/", "sqsh/sqsh.h"},
+    {"cmd/cli/", "cmd/cli/cli.h"},
 };
 
+// The kPublic folder holding `path` (the innermost), or "".
+std::string library_of(const std::string& path) {
+  std::string best;
+  for (const auto& [folder, header] : kPublic)
+    if (path.starts_with(folder) && folder.size() > best.size()) best = folder;
+  return best;
+}
+
 // "LINE: HEADER" for every header of another library folder that `text`
-// (the file `rel`) includes and that is not one of its public headers.
+// (the file `rel`) includes and that is not its public header.
 std::vector<std::string> private_library_includes(const std::string& rel, const std::string& text) {
   std::vector<std::string> out;
   if (rel.ends_with("_test.cc") || rel.starts_with("tests/fuzz/")) return out;
+  const std::string own = library_of(rel);
   std::istringstream in(text);
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
     std::string h = included(line);
-    for (const auto& [folder, headers] : kPublic)
-      if (h.starts_with(folder) && !rel.starts_with(folder) && !headers.contains(h))
-        out.push_back(std::to_string(n) + ": " + h);
+    if (h.empty()) continue;
+    std::string lib = library_of(h);
+    if (!lib.empty() && lib != own && h != kPublic.at(lib)) out.push_back(std::to_string(n) + ": " + h);
   }
   return out;
 }
@@ -157,7 +171,54 @@ TEST(PublicHeaders, InternalLibraryHeaderIsReportedWithItsLine) {
   EXPECT_TRUE(
       private_library_includes("builder/import/merge.cc", "#include \"builder/import/merge.h\"\n").empty());
   EXPECT_TRUE(private_library_includes("tests/fuzz/fuzz_sqsh.cc", "#include \"sqsh/image.h\"\n").empty());
-  EXPECT_TRUE(private_library_includes("cmd/lint.cc", "#include \"recipes/lint.h\"\n").empty());
+  EXPECT_TRUE(private_library_includes("cmd/lint.cc", "#include \"recipes/recipes.h\"\n").empty());
+  // A library inside another's folder: each side sees only the other's public header.
+  EXPECT_EQ(private_library_includes("builder/build.cc",
+                                     "#include \"builder/import/import.h\"\n"
+                                     "#include \"builder/import/merge.h\"\n"),
+            std::vector<std::string>{"2: builder/import/merge.h"});
+  EXPECT_EQ(private_library_includes("builder/import/import.cc",
+                                     "#include \"builder/builder.h\"\n"
+                                     "#include \"builder/context.h\"\n"
+                                     "#include \"builder/publish/publish.h\"\n"),
+            std::vector<std::string>{"2: builder/context.h"});
+  EXPECT_EQ(private_library_includes("recipes/lint.cc", "#include \"recipes/dockerfile/expand.h\"\n"),
+            std::vector<std::string>{"1: recipes/dockerfile/expand.h"});
+}
+
+// The folders whose CMakeLists.txt declares a library (trainimg_library or
+// add_library), relative, with a trailing '/'; build trees and tests/ left out.
+std::set<std::string> library_folders(const fs::path& root) {
+  std::set<std::string> out;
+  for (auto it = fs::recursive_directory_iterator(root); it != fs::recursive_directory_iterator(); ++it) {
+    const fs::path& p = it->path();
+    if (it->is_directory()) {
+      std::string name = p.filename().string();
+      if (name.starts_with(".") || name == "tests" || fs::exists(p / "CMakeCache.txt"))
+        it.disable_recursion_pending();
+      continue;
+    }
+    if (p.filename() != "CMakeLists.txt" || p.parent_path() == root) continue;
+    std::ifstream f(p);
+    std::stringstream text;
+    text << f.rdbuf();
+    if (text.str().find("trainimg_library(") != std::string::npos ||
+        text.str().find("add_library(") != std::string::npos)
+      out.insert(fs::relative(p.parent_path(), root).generic_string() + "/");
+  }
+  return out;
+}
+
+TEST(PublicHeaders, EveryLibraryFolderHasOnePublicHeaderListedHere) {
+  std::set<std::string> folders = library_folders(TRAINIMG_SOURCE_DIR);
+  // common/ (every header public) and the two libraries of inspect/ (kInspect).
+  for (const char* f : {"common/", "inspect/", "inspect/host/"}) EXPECT_EQ(folders.erase(f), 1u) << f;
+  std::set<std::string> listed;
+  for (const auto& [folder, header] : kPublic) {
+    listed.insert(folder);
+    EXPECT_TRUE(fs::exists(fs::path(TRAINIMG_SOURCE_DIR) / header)) << header;
+  }
+  EXPECT_EQ(folders, listed);
 }
 
 TEST(PublicHeaders, InternalHeaderIsReportedWithItsLine) {

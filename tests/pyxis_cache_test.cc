@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The shared .sqsh cache of `trainimg pyxis-importer get` (TRAINIMG_PYXIS_CACHE,
-// builder/pyxis_cache.h), driven as Pyxis drives its importer: against the
+// builder/pyxis/cache.h), driven as Pyxis drives its importer: against the
 // real registry of .ci/start-registry.sh (127.0.0.1:5500), through
 // tests/registry/fault_proxy.py on 5512 (pass: counts requests) and 5513
 // (slow: an import long enough to be killed). Images: OCI layouts written

@@ -19,7 +19,7 @@
 // or `created`, every later mtime is clamped to it, and for dockerd:// the
 // entries `docker create` always writes get it, so the output is a function
 // of the image alone (docs/import.md, "Reproducibility").
-#include "builder/import.h"
+#include "builder/import/import.h"
 
 #include <fcntl.h>
 #include <malloc.h>
@@ -36,14 +36,14 @@
 #include <unordered_set>
 #include <vector>
 
-#include "builder/enroot_config.h"
 #include "builder/import/dockerd_export.h"
+#include "builder/import/enroot_config.h"
 #include "builder/import/fixup.h"
 #include "builder/import/merge.h"
 #include "builder/import/reuse_index.h"
 #include "builder/import/segments.h"
 #include "builder/import/via_enroot.h"
-#include "builder/publish.h"
+#include "builder/publish/publish.h"
 #include "common/error.h"
 #include "common/fd.h"
 #include "common/version_info.h"

@@ -8,7 +8,7 @@
 // target, link count and byte must be equal. mtimes are the documented
 // difference (trainimg's are reproducible). Needs dockerd and root; skipped
 // with the reason otherwise.
-#include "builder/import.h"
+#include "builder/import/import.h"
 
 #include <gtest/gtest.h>
 #include <sys/mount.h>
@@ -26,8 +26,8 @@
 #include <set>
 #include <sstream>
 
-#include "builder/enroot_config.h"
-#include "builder/publish.h"
+#include "builder/import/enroot_config.h"
+#include "builder/publish/publish.h"
 #include "common/error.h"
 #include "inspect/testing/image_builder.h"
 
@@ -277,8 +277,7 @@ TEST(ImportProgressTty, DownloadSharesTheLineWithThePhaseUntilEveryLayerIsReady)
             "\r\033[Kmerge: 0 files, 0 bytes; download: 3/3 layers, 8.0 MiB of 8.0 MiB");
   // Every layer ready: the download drops out of the line.
   EXPECT_EQ(event("data", 10, 2048, 20, 4096), "\r\033[Kdata: 10 files, 2.0 KiB of 20 files, 4.0 KiB");
-  EXPECT_EQ(event("done", 20, 4096, 20, 4096),
-            "\r\033[Kdone: 20 files, 4.0 KiB of 20 files, 4.0 KiB\n");
+  EXPECT_EQ(event("done", 20, 4096, 20, 4096), "\r\033[Kdone: 20 files, 4.0 KiB of 20 files, 4.0 KiB\n");
 }
 
 TEST(ImportReproducible, SameImageAndSourceDateEpochGiveIdenticalBytes) {

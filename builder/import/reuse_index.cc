@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-#include "builder/publish.h"
+#include "builder/publish/publish.h"
 #include "common/error.h"
 #include "common/fd.h"
 #include "inspect/registry/registry.h"

@@ -22,13 +22,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "builder/import/import.h"
 #include "inspect/sources/source.h"
 #include "sqsh/sqsh.h"
 
 namespace trainimg::builder {
-
-/// `OUT.sqsh` -> `OUT.sqsh.index`.
-std::string reuse_index_path(const std::string& image_path);
 
 /// An index file around `sections` (the 'L', 'E', 'X' and 'B' records as
 /// ReuseIndexWriter writes them): the magic before, the SHA-256 trailer and

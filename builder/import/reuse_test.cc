@@ -11,7 +11,7 @@
 #include <set>
 #include <sstream>
 
-#include "builder/import.h"
+#include "builder/import/import.h"
 #include "builder/import/reuse_index.h"
 #include "inspect/testing/image_builder.h"
 #include "sqsh/test_support.h"

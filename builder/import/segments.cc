@@ -11,7 +11,7 @@
 #include <optional>
 #include <thread>
 
-#include "builder/publish.h"
+#include "builder/publish/publish.h"
 #include "common/error.h"
 
 namespace trainimg::builder {

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <set>
 
-#include "builder/import.h"
+#include "builder/import/import.h"
 #include "common/error.h"
 #include "inspect/testing/image_builder.h"
 #include "sqsh/test_support.h"

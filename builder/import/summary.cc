@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "builder/import.h"
+#include "builder/import/import.h"
 #include "common/units.h"
 
 namespace trainimg::builder {

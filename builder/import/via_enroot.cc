@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <sstream>
 
-#include "builder/publish.h"
+#include "builder/publish/publish.h"
 #include "common/error.h"
 #include "common/fd.h"
 #include "common/version_info.h"

@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "builder/import.h"
+#include "builder/import/import.h"
 
 namespace trainimg::builder {
 

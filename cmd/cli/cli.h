@@ -11,11 +11,12 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
+#include "common/policy/policy.h"
 #include "common/report.h"
 #include "inspect/host/fleet.h"
 #include "inspect/sources/source.h"
-#include "recipes/policy/policy.h"
 
 namespace trainimg::cmd {
 
@@ -158,5 +159,21 @@ ReportPlan plan_report(const ReportFlags& f);
 /// --write-baseline. Errors propagate (exit 2, nothing written).
 int run_check(const ReportFlags& f,
               const std::function<std::unique_ptr<Outcome>(const policy::Policy&)>& check);
+
+// ---------------------------------------- the rule catalogue (rule_catalogue.cc)
+// The one list of rules: every library's descriptors, kind by kind, and the
+// markdown table the README and docs/*.md hold for each kind.
+
+/// Every rule of every library: dockerfile, recipe, image, host, fleet, in
+/// that order, each library's list in its own catalogue order.
+std::vector<RuleInfo> rule_catalogue();
+
+/// The kinds, in catalogue order.
+std::vector<std::string> rule_kinds();
+
+/// `| id | severity | fires when | fix |` with one row per rule, in the
+/// given order ('|' in a cell escaped). What sits between
+/// `<!-- rules:KIND begin -->` and `<!-- rules:KIND end -->` in the docs.
+std::string rules_markdown(const std::vector<RuleInfo>& rules);
 
 }  // namespace trainimg::cmd

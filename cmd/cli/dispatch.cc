@@ -6,7 +6,7 @@
 #include <iostream>
 #include <map>
 
-#include "builder/publish.h"
+#include "builder/publish/publish.h"
 #include "cmd/cli/cli.h"
 #include "common/error.h"
 

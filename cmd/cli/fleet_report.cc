@@ -5,7 +5,7 @@
 
 #include <iostream>
 
-#include "builder/slurm.h"
+#include "builder/slurm/slurm.h"
 #include "cmd/cli/cli.h"
 #include "inspect/host/fleet.h"
 

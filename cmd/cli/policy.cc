@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The policy flags every checking command shares (add_report_flags), over recipes/policy/.
+// The policy flags every checking command shares (add_report_flags), over common/policy/.
 #include <filesystem>
 #include <iostream>
 
 #include "cmd/cli/cli.h"
-#include "cmd/cli/rule_catalogue.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
 

@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "cmd/cli/rule_catalogue.h"
-
+#include "cmd/cli/cli.h"
+#include "common/policy/policy.h"
 #include "inspect/host.h"
 #include "inspect/host/fleet.h"
 #include "inspect/inspect.h"
-#include "recipes/lint.h"
-#include "recipes/policy/policy.h"
-#include "recipes/recipe.h"
+#include "recipes/recipes.h"
 
 namespace trainimg::cmd {
 

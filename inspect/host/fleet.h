@@ -20,7 +20,7 @@ namespace trainimg::host {
 // differs from the majority's is `fleet-drift` on the outlier node ("n17
 // runs kernel 7.0.0-1015-aws, 999 nodes run 7.0.0-1014-aws"); a node that
 // gave no profile is `node-unreachable`. How the profiles are gathered
-// (srun, a directory) is the caller's business (builder/slurm.h).
+// (srun, a directory) is the caller's business (builder/slurm/slurm.h).
 
 inline constexpr std::string_view kFleetSchema = "trainimg.fleet/v1";
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "recipes/dockerfile.h"
+#include "recipes/dockerfile/dockerfile.h"
 
 namespace trainimg::recipes {
 
@@ -17,9 +17,6 @@ namespace trainimg::recipes {
 /// by BuildKit (`${VAR/x/y}` stays unresolved: dash has no such form).
 size_t expand_reference(std::string_view s, size_t i, const Vars& vars, char escape, std::string& out,
                         bool& unresolved, bool sh = false);
-
-/// Names of the variables `s` references ($A, ${B}, ${C:-x}), in order.
-std::vector<std::string> referenced_vars(std::string_view s);
 
 }  // namespace trainimg::recipes
 
@@ -50,7 +47,8 @@ Word make_word(const MappedText& t, WordRange r, const Vars& vars, char escape);
 
 /// Exec form: `["a", "b"]` at t.text[from, …). Each element's decoded text
 /// with origins. Throws (positioned) when it is not a JSON array of strings.
-std::vector<std::pair<Word, MappedText>> parse_json_array(const MappedText& t, size_t from, const SourceFile& f);
+std::vector<std::pair<Word, MappedText>> parse_json_array(const MappedText& t, size_t from,
+                                                          const SourceFile& f);
 /// Whether t.text[from, …) is exec form: a JSON array (as BuildKit, anything
 /// that is not JSON is shell form). Throws (positioned) when the array holds
 /// something other than strings.

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "recipes/dockerfile.h"
+#include "recipes/dockerfile/dockerfile.h"
 
 namespace trainimg::recipes {
 namespace {

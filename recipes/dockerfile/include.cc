@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "recipes/dockerfile/include.h"
-
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 
 #include "common/error.h"
+#include "recipes/dockerfile/dockerfile.h"
 #include "recipes/dockerfile/lines.h"
 
 namespace trainimg::recipes {

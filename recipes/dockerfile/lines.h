@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "recipes/dockerfile.h"
+#include "recipes/dockerfile/dockerfile.h"
 
 namespace trainimg::recipes {
 

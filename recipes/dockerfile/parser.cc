@@ -8,7 +8,7 @@
 #include <cctype>
 
 #include "common/error.h"
-#include "recipes/dockerfile.h"
+#include "recipes/dockerfile/dockerfile.h"
 #include "recipes/dockerfile/expand.h"
 #include "recipes/dockerfile/lines.h"
 

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "recipes/dockerfile.h"
+#include "recipes/dockerfile/dockerfile.h"
 
 namespace trainimg::recipes {
 namespace {

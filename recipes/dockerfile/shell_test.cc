@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "recipes/dockerfile.h"
+#include "recipes/dockerfile/dockerfile.h"
 
 namespace trainimg::recipes {
 namespace {

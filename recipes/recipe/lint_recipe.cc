@@ -6,12 +6,11 @@
 #include <filesystem>
 
 #include "common/error.h"
-#include "recipes/lint.h"
-#include "recipes/recipe.h"
 #include "recipes/recipe/checks/checks.h"
 #include "recipes/recipe/load.h"
 #include "recipes/recipe/render.h"
 #include "recipes/recipe/suppress.h"
+#include "recipes/recipes.h"
 
 namespace trainimg::recipes {
 

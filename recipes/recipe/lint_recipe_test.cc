@@ -8,10 +8,9 @@
 #include <sstream>
 
 #include "common/error.h"
-#include "recipes/dockerfile.h"
-#include "recipes/lint.h"
-#include "recipes/recipe.h"
+#include "recipes/dockerfile/dockerfile.h"
 #include "recipes/recipe/test_support.h"
+#include "recipes/recipes.h"
 
 namespace trainimg::recipes {
 namespace {

@@ -6,9 +6,9 @@
 #include <set>
 
 #include "common/version.h"
-#include "recipes/lint.h"
 #include "recipes/recipe/schema.h"
 #include "recipes/recipe/yaml_doc.h"
+#include "recipes/recipes.h"
 
 namespace trainimg::recipes {
 
@@ -569,7 +569,7 @@ LoadResult load_recipe(const SourceFile& src, const std::vector<std::string>& ov
                        const std::string& context_dir) {
   LoadResult res;
   YamlDoc doc;
-  doc.root = parse_yaml(src);
+  doc.root = parse_yaml(src, recipe_syntax_rule().id);
   res.diagnostics = apply_overrides(doc, overrides);
   res.recipe = Loader(src, doc, context_dir, res.diagnostics).load();
   if (res.recipe) res.recipe->overrides = overrides;

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "common/diagnostic.h"
-#include "recipes/recipe.h"
 #include "recipes/recipe/model.h"
+#include "recipes/recipes.h"
 
 namespace trainimg::recipes {
 

@@ -6,8 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "recipes/recipe.h"
 #include "recipes/recipe/test_support.h"
+#include "recipes/recipes.h"
 
 namespace trainimg::recipes {
 namespace {

@@ -9,25 +9,6 @@
 
 namespace trainimg::recipes {
 
-YAML::Node parse_yaml(const SourceFile& src) {
-  try {
-    return YAML::Load(src.text());
-  } catch (const YAML::Exception& e) {
-    Diagnostic d;
-    d.rule_id = recipe_syntax_rule().id;
-    d.file = src.name();
-    d.message = "malformed YAML: " + e.msg;
-    d.hint = "fix the YAML syntax at this position (indentation, an unclosed bracket or quote)";
-    if (!e.mark.is_null()) {
-      d.line = e.mark.line + 1;
-      d.column = e.mark.column + 1;
-      d.length = 1;
-      d.source_line = std::string(src.line_text(d.line));
-    }
-    throw Error(d);
-  }
-}
-
 namespace {
 
 struct Segment {

@@ -24,10 +24,6 @@ struct YamlDoc {
   std::vector<Override> overrides;
 };
 
-/// Parses the recipe text. Throws trainimg::Error with the parser's
-/// position (rule recipe-syntax) when the text is not YAML.
-YAML::Node parse_yaml(const SourceFile& src);
-
 /// Splices each "dotted.key=VALUE" (VALUE is YAML) into `doc.root`, walking
 /// the schema: unknown keys (with a suggestion), out-of-range indexes and
 /// unparsable values become recipe-schema errors at "--set KEY". Throws

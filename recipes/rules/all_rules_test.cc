@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "recipes/lint.h"
+#include "recipes/recipes.h"
 
 namespace trainimg::recipes {
 namespace {

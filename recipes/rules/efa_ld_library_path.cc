@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "common/version.h"
-#include "recipes/dockerfile/expand.h"
+#include "recipes/dockerfile/dockerfile.h"
 #include "recipes/rules/rules.h"
 
 namespace trainimg::recipes::rules {

@@ -11,8 +11,8 @@
 
 #include "common/diagnostic.h"
 #include "common/source_file.h"
-#include "recipes/dockerfile.h"
-#include "recipes/lint.h"
+#include "recipes/dockerfile/dockerfile.h"
+#include "recipes/recipes.h"
 
 namespace trainimg::recipes::rules {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "recipes/lint.h"
+#include "recipes/recipes.h"
 
 namespace trainimg::recipes::testing {
 
@@ -17,7 +17,8 @@ inline const std::string kSeedShort =
     "RUN apt-get update \\\n"
     " && apt-get install -y --no-install-recommends curl ca-certificates git \\\n"
     " && cd /tmp \\\n"
-    " && curl -fsSL -O https://efa-installer.amazonaws.com/aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz \\\n"
+    " && curl -fsSL -O https://efa-installer.amazonaws.com/aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz "
+    "\\\n"
     " && tar -xf aws-efa-installer-${EFA_INSTALLER_VERSION}.tar.gz \\\n"
     " && cd aws-efa-installer \\\n"
     " && ./efa_installer.sh -y -g --skip-kmod --skip-limit-conf --no-verify \\\n"
@@ -25,11 +26,13 @@ inline const std::string kSeedShort =
     "ENV LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:${LD_LIBRARY_PATH}\n";
 
 /// "line:col severity" of every finding of `rule` in `text`.
-inline std::vector<std::string> hits(const std::string& text, const std::string& rule, const LintOptions& opt = {}) {
+inline std::vector<std::string> hits(const std::string& text, const std::string& rule,
+                                     const LintOptions& opt = {}) {
   std::vector<std::string> out;
   for (const auto& d : lint_dockerfile(SourceFile("Dockerfile", text), opt))
     if (d.rule_id == rule)
-      out.push_back(std::to_string(d.line) + ":" + std::to_string(d.column) + " " + std::string(to_string(d.severity)));
+      out.push_back(std::to_string(d.line) + ":" + std::to_string(d.column) + " " +
+                    std::string(to_string(d.severity)));
   return out;
 }
 

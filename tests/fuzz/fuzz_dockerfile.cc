@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Dockerfile parser and every lint rule on arbitrary text.
-#include "recipes/dockerfile.h"
-#include "recipes/lint.h"
+#include "recipes/dockerfile/dockerfile.h"
+#include "recipes/recipes.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Recipe YAML: load, validate, render and lint the rendered Dockerfile.
-#include "recipes/recipe.h"
+#include "recipes/recipes.h"
 #include "tests/fuzz/fuzz_support.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
