@@ -224,8 +224,8 @@ TEST(PublicHeaders, EveryLibraryFolderHasOnePublicHeaderListedHere) {
 TEST(PublicHeaders, InternalHeaderIsReportedWithItsLine) {
   EXPECT_EQ(private_includes("// x\n#include \"inspect/inspect.h\"\n#include \"inspect/host/rules.h\"\n"),
             std::vector<std::string>{"3: inspect/host/rules.h"});
-  EXPECT_EQ(private_includes("#  include \"inspect/sources/digest.h\"  // sha\n"),
-            std::vector<std::string>{"1: inspect/sources/digest.h"});
+  EXPECT_EQ(private_includes("#  include \"inspect/sources/image_config.h\"  // config\n"),
+            std::vector<std::string>{"1: inspect/sources/image_config.h"});
   // The host library's internal headers next to its public ones.
   EXPECT_EQ(private_includes("#include \"inspect/host/fleet.h\"\n#include \"inspect/host/parsers.h\"\n"
                              "#include \"inspect/host/rules/rules.def\"\n"),

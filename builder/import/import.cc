@@ -46,6 +46,7 @@
 #include "builder/publish/publish.h"
 #include "common/error.h"
 #include "common/fd.h"
+#include "common/sha256.h"
 #include "common/version_info.h"
 #include "inspect/inspect.h"
 #include "inspect/registry/registry.h"
@@ -760,10 +761,9 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   if (job.daemon_export) yield.emplace();
   const bool layered = job.desc.layers.size() > 1;
   // Block reuse and the index: for layers named by their content only.
-  const bool content_addressed =
-      !job.daemon_export && !job.desc.layers.empty() &&
-      std::all_of(job.desc.layers.begin(), job.desc.layers.end(),
-                  [](const std::string& id) { return inspect::is_sha256_digest(id); });
+  const bool content_addressed = !job.daemon_export && !job.desc.layers.empty() &&
+                                 std::all_of(job.desc.layers.begin(), job.desc.layers.end(),
+                                             [](const std::string& id) { return is_sha256_digest(id); });
   ReuseIndexWriter index;
   if (opt.write_index && content_addressed) job.index = &index;
   std::vector<std::string> notes;
@@ -850,7 +850,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   // cache) on a thread of its own, while the inspection reads its tables.
   std::future<std::string> content;
   if (opt.content_digest)
-    content = std::async(std::launch::async, [path = opt.output] { return inspect::sha256_file(path); });
+    content = std::async(std::launch::async, [path = opt.output] { return sha256_file(path); });
   if (opt.inspect) {
     job.report("inspect");
     r.sidecar["inspect"] = inspect_verdict(opt.output, r.report, job.desc.digest);

@@ -10,6 +10,7 @@
 #include "builder/publish/publish.h"
 #include "common/error.h"
 #include "common/fd.h"
+#include "common/sha256.h"
 #include "inspect/registry/registry.h"
 
 namespace trainimg::builder {
@@ -131,7 +132,7 @@ std::string read_all(int fd, const std::string& name) {
 
 // The trailer: the digest of everything before it, then kEnd.
 void seal(std::string& s) {
-  put_str(s, inspect::sha256_digest(s));
+  put_str(s, sha256_digest(s));
   s.append(kEnd);
 }
 
@@ -148,7 +149,7 @@ std::string image_tables_digest(int fd, const sqsh::ImageInfo& info, const std::
   ssize_t n = pread_full(fd, tables.data(), tables.size(), info.inode_table_start);
   if (n < 0) throw_errno(name, "reading the tables");
   if (static_cast<size_t>(n) < tables.size()) throw Error(name, "truncated image: the tables end early");
-  return inspect::sha256_digest(tables);
+  return sha256_digest(tables);
 }
 
 std::string frame_reuse_index(std::string_view sections) {
@@ -254,8 +255,7 @@ ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::
   const std::string_view body(data.data(), body_end);
   {
     Reader t(std::string_view(data).substr(body_end, digest_len), name);
-    if (t.str() != inspect::sha256_digest(body))
-      throw Error(name, "damaged reuse index: its digest does not match");
+    if (t.str() != sha256_digest(body)) throw Error(name, "damaged reuse index: its digest does not match");
   }
   Reader r(body, name);
   r.take(kMagic.size());

@@ -21,6 +21,7 @@
 #include "builder/import/import.h"
 #include "builder/publish/publish.h"
 #include "common/error.h"
+#include "common/sha256.h"
 #include "inspect/registry/registry.h"
 
 namespace trainimg::builder {
@@ -171,7 +172,7 @@ PyxisCache::PyxisCache(std::string dir, const std::string& trust_spec) : dir_(st
 }
 
 std::string PyxisCache::entry_name(const std::string& digest, const ImportOptions& o) {
-  if (!inspect::is_sha256_digest(digest)) throw Error(digest, "not a sha256 manifest digest");
+  if (!is_sha256_digest(digest)) throw Error(digest, "not a sha256 manifest digest");
   std::string comp(sqsh::to_string(o.compressor));
   std::string bs = o.block_size % (1u << 20) == 0 ? std::to_string(o.block_size >> 20) + "M"
                                                   : std::to_string(o.block_size >> 10) + "K";
@@ -442,7 +443,7 @@ std::vector<SharedCacheItem> PyxisCache::list() const {
       it.area = area;
       it.name = f.substr(0, f.size() - 5);
       it.digest = "sha256:" + f.substr(7, 64);
-      if (!inspect::is_sha256_digest(it.digest)) continue;
+      if (!is_sha256_digest(it.digest)) continue;
       const std::string sqsh = area + "/" + f;
       struct stat st {};
       if (::lstat(sqsh.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
@@ -537,7 +538,7 @@ std::vector<SharedVerifyItem> PyxisCache::verify() const {
     } catch (const std::exception&) {
     }
     try {
-      v.actual = inspect::sha256_file(sqsh);
+      v.actual = sha256_file(sqsh);
     } catch (const Error& e) {
       v.problem = e.what();
     }

@@ -17,6 +17,7 @@
 #include "builder/pyxis/cache.h"
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/sha256.h"
 #include "inspect/host.h"
 #include "inspect/inspect.h"
 #include "inspect/registry/registry.h"
@@ -125,7 +126,7 @@ std::string shared_digest(const std::string& uri) {
   if (uri.starts_with("docker://")) return inspect::resolve_registry_digest(uri.substr(9));
   if (uri.starts_with("oci:")) {
     auto d = inspect::open_source(uri)->describe();
-    if (d.kind == "oci" && inspect::is_sha256_digest(d.digest)) return d.digest;
+    if (d.kind == "oci" && is_sha256_digest(d.digest)) return d.digest;
   }
   return {};
 }
@@ -225,10 +226,9 @@ Json image_findings(const std::string& sqsh, const Json& sidecar, const inspect:
     }
   std::string key;
   if (!digest.empty())
-    key =
-        inspect::sha256_digest(digest + "|" + e.efa_installer.value_or("") + "|" + e.libfabric.value_or("") +
-                               "|" + e.aws_ofi_nccl.value_or("") + "|" + e.cuda_driver.value_or(""))
-            .substr(7);
+    key = sha256_digest(digest + "|" + e.efa_installer.value_or("") + "|" + e.libfabric.value_or("") + "|" +
+                        e.aws_ofi_nccl.value_or("") + "|" + e.cuda_driver.value_or(""))
+              .substr(7);
   std::string cached = cache_dir + "/" + key + ".json";
   // Only a verdict this user wrote is trusted (the directory may be shared).
   struct stat vst {};

@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include "common/report.h"
+#include "common/sha256.h"
 #include "common/xml.h"
 #include "inspect/host/rules.h"
-#include "inspect/registry/registry.h"
 
 namespace trainimg::host {
 
@@ -63,7 +63,7 @@ bool FleetResult::failed() const {
 FleetNode fleet_node(std::string node, HostProfile profile) {
   FleetNode n;
   n.node = std::move(node);
-  n.profile_digest = inspect::sha256_digest(to_json(profile)["facts"].dump());
+  n.profile_digest = sha256_digest(to_json(profile)["facts"].dump());
   n.profile = std::move(profile);
   return n;
 }

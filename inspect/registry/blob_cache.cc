@@ -14,7 +14,7 @@
 #include "common/error.h"
 #include "common/shared_dir.h"
 #include "inspect/registry/registry.h"
-#include "inspect/sources/digest.h"
+#include "common/sha256.h"
 
 namespace trainimg::inspect::registry {
 namespace {

@@ -20,7 +20,7 @@
 #include "inspect/curl_util.h"
 #include "inspect/registry/credentials.h"
 #include "inspect/registry/parse.h"
-#include "inspect/sources/digest.h"
+#include "common/sha256.h"
 
 namespace trainimg::inspect::registry {
 namespace {

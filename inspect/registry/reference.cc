@@ -4,7 +4,7 @@
 #include <cctype>
 
 #include "common/error.h"
-#include "inspect/sources/digest.h"
+#include "common/sha256.h"
 
 namespace trainimg::inspect::registry {
 namespace {

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Registries and digests: the manifest digest a `docker://` reference names
-// (inspect/sources/registry_source.cc), SHA-256 digests of data and files
-// (inspect/sources/digest.cc), and the shared blob cache with its file lock
-// (namespace registry: inspect/registry/blob_cache.cc). The registry client
+// Registries: the shared blob cache with its file lock (namespace registry:
+// inspect/registry/blob_cache.cc); SHA-256 digests are common/sha256.h. The registry client
 // itself is internal (inspect/registry/client.h); registry images are read
 // through open_source("docker://…") (inspect/sources/source.h).
 #pragma once
@@ -15,29 +13,10 @@
 #include <vector>
 
 #include "common/fd.h"
+#include "common/sha256.h"
 #include "common/shared_dir.h"
-#include "inspect/sources/source.h"  // SourceOptions
 
 namespace trainimg::inspect {
-
-/// The digest of the image manifest `ref` (what follows "docker://") names
-/// for the platform in force (through a manifest list / OCI index),
-/// fetching manifests only: no config, no layer. Pinned and cached
-/// manifests are read offline. Throws trainimg::Error naming the registry,
-/// the repository, and the HTTP status or the digest.
-std::string resolve_registry_digest(const std::string& ref, const SourceOptions& opt = {});
-
-/// "sha256:<hex>" of `data`.
-std::string sha256_digest(std::string_view data);
-
-/// "sha256:<hex>" of the whole file at `path` (read once, front to back);
-/// throws Error naming it when it cannot be read.
-std::string sha256_file(const std::string& path);
-
-/// True for "sha256:" followed by exactly 64 lowercase hex digits: the only
-/// digests accepted as blob names, so a digest can never name a path such as
-/// "sha256:../../etc/passwd".
-bool is_sha256_digest(std::string_view d);
 
 // The content-addressed blob cache of registry sources: DIR/blobs/sha256/HEX,
 // written as DIR/tmp/HEX.PID.partial and renamed into place only after the

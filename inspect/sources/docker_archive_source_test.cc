@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "common/error.h"
-#include "inspect/sources/digest.h"
+#include "common/sha256.h"
 #include "inspect/testing/image_builder.h"
 #include "inspect/tree.h"
 

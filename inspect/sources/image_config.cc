@@ -5,7 +5,7 @@
 
 #include "common/error.h"
 #include "common/json_text.h"
-#include "inspect/sources/digest.h"
+#include "common/sha256.h"
 
 namespace trainimg::inspect {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "common/error.h"
 #include "common/fd.h"
-#include "inspect/sources/digest.h"
+#include "common/sha256.h"
 #include "inspect/sources/image_config.h"
 #include "inspect/sources/tar_layer.h"
 

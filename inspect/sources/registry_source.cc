@@ -16,7 +16,7 @@
 #include "common/fd.h"
 #include "inspect/registry/client.h"
 #include "inspect/registry/registry.h"
-#include "inspect/sources/digest.h"
+#include "common/sha256.h"
 #include "inspect/sources/image_config.h"
 #include "inspect/sources/source.h"
 #include "inspect/sources/tar.h"

@@ -24,7 +24,7 @@
 #include "inspect/inspect.h"
 #include "inspect/registry/credentials.h"
 #include "inspect/registry/registry.h"
-#include "inspect/sources/digest.h"
+#include "common/sha256.h"
 #include "inspect/sources/oci_layout_source.h"
 #include "inspect/sources/source.h"
 #include "inspect/testing/image_builder.h"

@@ -187,6 +187,13 @@ SourceOptions with_defaults(SourceOptions o);
 /// (fetched as `opt` says). Throws Error for unknown kinds.
 std::unique_ptr<ImageSource> open_source(const std::string& uri, const SourceOptions& opt = {});
 
+/// The digest of the image manifest `ref` (what follows "docker://") names
+/// for the platform in force (through a manifest list / OCI index),
+/// fetching manifests only: no config, no layer. Pinned and cached
+/// manifests are read offline. Throws trainimg::Error naming the registry,
+/// the repository, and the HTTP status or the digest.
+std::string resolve_registry_digest(const std::string& ref, const SourceOptions& opt = {});
+
 /// "/a/./b/../c" -> "/a/c"; never above "/". Used for tar names too.
 std::string normalize_path(const std::string& p);
 

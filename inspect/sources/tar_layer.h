@@ -22,7 +22,7 @@
 
 #include "common/fd.h"
 #include "inspect/sources/archive_handles.h"
-#include "inspect/sources/digest.h"
+#include "common/sha256.h"
 #include "inspect/sources/source.h"  // ContentReader, LayerVisitor
 
 namespace trainimg::inspect {

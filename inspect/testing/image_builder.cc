@@ -15,7 +15,7 @@
 #include <stdexcept>
 
 #include "inspect/sources/archive_handles.h"
-#include "inspect/sources/digest.h"
+#include "common/sha256.h"
 #include "inspect/sources/string_source.h"
 
 namespace trainimg::inspect::testing {

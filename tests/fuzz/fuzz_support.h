@@ -98,7 +98,7 @@ inline std::vector<std::string> link_parts(std::vector<std::string>& parts) {
       replace_all(parts[i], "@D" + std::to_string(j) + "@", digest[j]);
       replace_all(parts[i], "@S" + std::to_string(j) + "@", std::to_string(parts[j].size()));
     }
-    digest[i] = inspect::sha256_digest(parts[i]);
+    digest[i] = trainimg::sha256_digest(parts[i]);
   }
   return digest;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-#include "inspect/sources/digest.h"
+#include "common/sha256.h"
 
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -12,7 +12,7 @@
 #include "common/error.h"
 #include "common/fd.h"
 
-namespace trainimg::inspect {
+namespace trainimg {
 
 struct Sha256::Impl {
   struct Free {
@@ -75,4 +75,4 @@ bool is_sha256_digest(std::string_view d) {
   return true;
 }
 
-}  // namespace trainimg::inspect
+}  // namespace trainimg
