@@ -4,8 +4,9 @@
 //
 // The copies go after the last block the block processor writes and before
 // the inode table, so they never split a file of this image; or, for a source
-// whose files are final (an import's segments, builder/import/segments.h),
-// at once by copy_reused_now(), after the blocks written so far. Each earlier
+// whose files are final (an import's segments, builder/import/segments.h, and
+// the earlier image once the import's merge is done), at once by
+// copy_reused_now(), after the blocks written so far. Each earlier
 // image's needed byte ranges (the files' data blocks and the fragment blocks
 // their tails sit in) are sorted, merged where they touch and copied in file
 // order, a range of 1 MiB or more placed at the same offset modulo 4 KiB as

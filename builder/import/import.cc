@@ -29,11 +29,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "builder/import/dockerd_export.h"
@@ -205,15 +207,22 @@ struct Reuse {
 
 // Passes on only the layers `want` names (sources that cannot skip a layer
 // still walk it; what comes of it is dropped here).
+// `before` (if set) runs once, before the first wanted layer reaches `v`:
+// lower layers that come from elsewhere (block reuse's index) are replayed
+// there, once the source has started fetching (a registry's downloads run
+// meanwhile). The caller runs it after the walk when it has not run.
 class LayerFilter : public inspect::LayerVisitor {
  public:
-  LayerFilter(inspect::LayerVisitor& v, const std::vector<bool>& want) : v_(v), want_(want) {}
+  LayerFilter(inspect::LayerVisitor& v, const std::vector<bool>& want,
+              std::function<void()>* before = nullptr)
+      : v_(v), want_(want), before_(before) {}
   bool want_layer(const std::string& id, size_t i) override {
     return (i >= want_.size() || want_[i]) && v_.want_layer(id, i);
   }
   void expect_entries(uint64_t n) override { v_.expect_entries(n); }
   void begin_layer(const std::string& id, size_t i) override {
     on_ = i >= want_.size() || want_[i];
+    if (on_ && before_ && *before_) std::exchange(*before_, nullptr)();
     if (on_) v_.begin_layer(id, i);
   }
   bool entry(const Entry& e) override { return on_ && v_.entry(e); }
@@ -228,6 +237,7 @@ class LayerFilter : public inspect::LayerVisitor {
  private:
   inspect::LayerVisitor& v_;
   const std::vector<bool>& want_;
+  std::function<void()>* before_;
   bool on_ = true;
 };
 
@@ -514,6 +524,11 @@ void write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
         // file gone before the kernel wrote it back costs the disk nothing.
         w.copy_reused_now(id);
         seg.file.reset();
+      },
+      // The earlier image's blocks (lend_blocks) are copied while the new
+      // layers compress, ahead of their segments: their files are final.
+      [&job, &w] {
+        if (job.reuse) w.copy_reused_now(job.reuse->writer_source);
       });
 }
 
@@ -527,29 +542,35 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     MergePass p1(job, m);
     Reuse* reuse = job.reuse;
     std::vector<bool> want(job.desc.layers.size(), true);
+    // The shared layers come from the index, never from the source.
+    std::function<void()> replay_shared;
     if (reuse) {
-      // The shared layers come from the index, never from the source.
-      for (size_t i = 0; i < reuse->shared; ++i) {
-        want[i] = false;
-        ReuseIndex::Layer& l = reuse->index.layers[i];
-        p1.begin_layer(l.id, i);
-        for (const Entry& e : l.entries) p1.entry(e);
-        p1.end_layer(l.id, i);
-        std::vector<Entry>().swap(l.entries);  // the merger holds them now (peak RSS)
-      }
+      for (size_t i = 0; i < reuse->shared; ++i) want[i] = false;
+      replay_shared = [&p1, reuse] {
+        for (size_t i = 0; i < reuse->shared; ++i) {
+          ReuseIndex::Layer& l = reuse->index.layers[i];
+          p1.begin_layer(l.id, i);
+          for (const Entry& e : l.entries) p1.entry(e);
+          p1.end_layer(l.id, i);
+          std::vector<Entry>().swap(l.entries);  // the merger holds them now (peak RSS)
+        }
+      };
     }
     // Layers the source reads on their own are read side by side and
-    // replayed in order; the others (a registry's, still downloading) in one walk.
+    // replayed in order; the others (a registry's, still downloading) in one
+    // walk, which replays the shared layers once its downloads have started.
     std::vector<size_t> read;
     for (size_t i = 0; i < want.size(); ++i)
       if (want[i]) read.push_back(i);
     if (read.size() > 1 &&
         std::all_of(read.begin(), read.end(), [&](size_t i) { return job.src.can_walk_layer(i); })) {
+      if (replay_shared) std::exchange(replay_shared, nullptr)();
       walk_layers_in_parallel(job.src, read, import_jobs(job.opt), job.desc.layers, p1);
     } else {
-      LayerFilter f1(p1, want);
+      LayerFilter f1(p1, want, &replay_shared);
       job.src.walk(f1);
     }
+    if (replay_shared) replay_shared();  // no layer was read
     m.finish();
     auto generated = add_generated(job, m, reference_time(job, m));
     drop_excluded(m.view());

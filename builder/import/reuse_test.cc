@@ -160,6 +160,16 @@ TEST(ImportReuse, CopiedBlocksGiveTheColdImageAcrossWhiteoutsOpaqueDirsHardLinks
   }
   EXPECT_TRUE(reported) << events.str();
   EXPECT_EQ(warm.info.inode_count, cold.info.inode_count);
+  // The lent blocks are copied while the new layer compresses, so they lie
+  // ahead of its blocks, in layer order as in the cold image.
+  auto blocks_start = [](const std::string& image, const std::string& path) {
+    auto s = sh("rdsquashfs -s " + path + " " + image + " | sed -n 's/^Blocks start: //p'");
+    EXPECT_EQ(s.status, 0) << s.output;
+    return std::stoull(s.output);
+  };
+  for (const std::string& image : {tmp / "cold.sqsh", tmp / "warm.sqsh"})
+    EXPECT_LT(blocks_start(image, "/usr/lib/libexact.so"), blocks_start(image, "/usr/lib/libnew.so"))
+        << image;
 
   // The reused image lends in turn: its own index names every block anew.
   ImportOptions again = options("docker-archive:" + tmp / "new.tar", tmp / "again.sqsh");

@@ -162,10 +162,11 @@ class SerialSegments : public inspect::LayerVisitor {
 // 1, … as each is ready; no item more than `window` past the next to consume
 // is started. The first exception of any produce() stops the others (they
 // see `stop`; Cancelled ends them quietly) and is rethrown here, as is one of
-// consume(), once every thread has ended.
+// consume(), once every thread has ended. `meanwhile` (if set) runs on the
+// calling thread once the threads have started, before the first consume().
 template <class T, class Produce, class Consume>
 void ordered_parallel(const std::vector<size_t>& order, size_t threads, size_t window, Produce produce,
-                      Consume consume) {
+                      Consume consume, const std::function<void()>& meanwhile = {}) {
   struct Slot {
     std::optional<T> value;
     std::exception_ptr error;
@@ -217,6 +218,7 @@ void ordered_parallel(const std::vector<size_t>& order, size_t threads, size_t w
     ~Joiner() { f(); }
   } joiner{end_all};
   for (size_t t = 0; t < threads; ++t) pool.emplace_back(work);
+  if (meanwhile) meanwhile();
   for (size_t i = 0; i < n; ++i) {
     Slot s;
     {
@@ -262,11 +264,16 @@ uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::s
 
 void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, const SegmentOptions& opt,
                     const std::function<void(uint64_t)>& file_done,
-                    const std::function<void(LayerFiles&, Segment&)>& join) {
-  if (layers.empty()) return;
+                    const std::function<void(LayerFiles&, Segment&)>& join,
+                    const std::function<void()>& meanwhile) {
+  if (layers.empty()) {
+    if (meanwhile) meanwhile();
+    return;
+  }
   const bool parallel = std::all_of(layers.begin(), layers.end(),
                                     [&](const LayerFiles& l) { return src.can_walk_layer(l.layer); });
   if (!parallel) {
+    if (meanwhile) meanwhile();  // the walk needs this thread
     SerialSegments v(layers, opt, file_done, join);
     src.walk(v);
     if (v.joined() != layers.size())
@@ -296,7 +303,7 @@ void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, 
         malloc_trim(0);  // the segment writer's tree, freed in this thread's arena
         return seg;
       },
-      [&](size_t i, Segment& seg) { join(layers[i], seg); });
+      [&](size_t i, Segment& seg) { join(layers[i], seg); }, meanwhile);
 }
 
 void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t>& layers, unsigned jobs,

@@ -66,11 +66,15 @@ uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::s
 
 /// Writes every layer's segment and hands each to `join`, on the calling
 /// thread and in the order of `layers`; `file_done(bytes)` is called from the
-/// worker threads after each file. An error of any layer stops the others
-/// and is thrown here, after every thread has ended.
+/// worker threads after each file. `meanwhile`, if set, runs once on the
+/// calling thread while the first segments are being written (before the
+/// first join; before the walk when the layers cannot be read on their own).
+/// An error of any layer stops the others and is thrown here, after every
+/// thread has ended.
 void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, const SegmentOptions& opt,
                     const std::function<void(uint64_t)>& file_done,
-                    const std::function<void(LayerFiles&, Segment&)>& join);
+                    const std::function<void(LayerFiles&, Segment&)>& join,
+                    const std::function<void()>& meanwhile = {});
 
 /// The merge pass's read, one layer per thread: each of `layers` (indexes,
 /// ascending) is walked with ImageSource::walk_layer and its entries
