@@ -94,8 +94,7 @@ class Reader {
     try {
       root = parse_yaml(src_);
     } catch (const Error& e) {
-      Diagnostic d = e.diagnostic();
-      d.rule_id.clear();
+      Diagnostic d = e.diagnostic();  // parse_yaml(src_) gives it no rule id
       d.hint =
           "fix the YAML syntax at this position; docs/policy.md shows a complete " + std::string(kConfigName);
       throw Error(d);
