@@ -187,7 +187,9 @@ struct ReuseStats {
   uint64_t files = 0;         ///< regular files whose blocks were copied
   uint64_t file_bytes = 0;    ///< their sizes (bytes never decompressed nor compressed)
   uint64_t copied_bytes = 0;  ///< bytes copied from the earlier images
-  uint64_t dead_bytes = 0;    ///< copied bytes no file of this image uses (shared fragment blocks, gaps)
+  uint64_t dead_bytes = 0;    ///< padding before copied ranges (their offsets modulo 4 KiB kept)
+  uint64_t unused_bytes =
+      0;  ///< copied bytes no file of this image uses (prefetched, then replaced or removed)
 };
 
 /// Streaming squashfs writer. Entries come in any order (tar order); file
@@ -238,6 +240,15 @@ class Writer {
   /// are final. Waits for the block processor's blocks in flight; throws
   /// Error inside a file.
   void copy_reused_now(int source);
+  /// Copies the blocks (and fragment blocks) of `files`, extents in reuse
+  /// source `source`, now, after the data written so far, so that the files
+  /// later added from them with add_reused_file() need no copy: a head
+  /// start while the caller works out which files it keeps. Bytes of these
+  /// no file of this image ends up using stay as unused bytes
+  /// (ReuseStats::unused_bytes). The caller may run it on a thread of its
+  /// own while it makes no other call on this Writer. Throws Error for an
+  /// extent outside that image's data.
+  void prefetch_reused(int source, const std::vector<const FileExtent*>& files);
 
   /// Flushes data blocks, writes inodes, directories, fragment, export, id
   /// and xattr tables and the super block, pads to 4 KiB. Returns the image

@@ -339,6 +339,10 @@ void Writer::copy_reused_now(int source) {
   impl_->guarded([&] { impl_->copy_reused_now(source); });
 }
 
+void Writer::prefetch_reused(int source, const std::vector<const FileExtent*>& files) {
+  impl_->guarded([&] { impl_->prefetch_reused(source, files); });
+}
+
 ReuseStats Writer::reuse_stats(int source) const {
   if (source < 0) return impl_->reuse;
   const auto& all = impl_->reuse_sources;

@@ -98,6 +98,12 @@ struct Writer::Impl {
     std::vector<Fragment> fragments;
     ReuseStats stats{};   ///< what was copied from it
     bool copied = false;  ///< by copy_reused_now(): its files have their inodes
+    /// Byte ranges of it already in this image ([src, end) landed at dst),
+    /// sorted by src: by prefetch_reused() or copy_source().
+    struct Placed {
+      uint64_t src = 0, end = 0, dst = 0;
+    };
+    std::vector<Placed> placed;
   };
   struct ReusedFile {
     WNode* node = nullptr;
@@ -158,6 +164,11 @@ struct Writer::Impl {
   /// (copy_reused_now, before finish() has counted the links).
   void copy_source(size_t si, bool every_file);
   void copy_reused_now(int source);
+  void prefetch_reused(int source, const std::vector<const FileExtent*>& files);
+  /// Copies the ranges ([src, end), sorted by src) of source `s` that no
+  /// placed range holds whole, merged where they touch, at the end of the
+  /// file, and records them in s.placed.
+  void place(ReuseSource& s, std::vector<ReuseSource::Placed> ranges);
 };
 
 }  // namespace trainimg::sqsh

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 
 #include "sqsh/fd_file.h"
 #include "sqsh/writer_impl.h"
@@ -34,11 +35,6 @@ uint64_t stored_bytes(const FileExtent& x) {
   for (uint32_t b : x.blocks) n += b & kSizeMask;
   return n;
 }
-
-struct Range {
-  uint64_t src = 0, end = 0;  // [src, end) in the earlier image
-  uint64_t dst = 0;           // where src landed in this one
-};
 
 }  // namespace
 
@@ -64,7 +60,7 @@ int Writer::Impl::add_reuse_source(int fd, const std::string& source_name, const
     if (len > opt.block_size || f.start > info.inode_table_start || len > info.inode_table_start - f.start)
       differs("fragment table points outside its data");
   }
-  reuse_sources.push_back(ReuseSource{fd, source_name, info, std::move(frags)});
+  reuse_sources.push_back(ReuseSource{fd, source_name, info, std::move(frags), {}, false, {}});
   return static_cast<int>(reuse_sources.size() - 1);
 }
 
@@ -121,32 +117,22 @@ void Writer::Impl::copy_reused() {
   reused.clear();
 }
 
-void Writer::Impl::copy_source(size_t si, bool every_file) {
-  ReuseSource& s = reuse_sources[si];
-  // What this image uses: in finish(), the files still linked (one replaced
-  // or removed after it was added has no link left); before it, every file
-  // added (copy_reused_now: links are not counted yet).
-  std::vector<Range> ranges;
-  std::vector<uint32_t> frag_new(s.fragments.size(), kNoFragment);
-  std::vector<bool> frag_used(s.fragments.size(), false);
-  for (const ReusedFile& r : reused) {
-    if (r.source != static_cast<int>(si) || (!every_file && r.node->links == 0)) continue;
-    if (uint64_t n = stored_bytes(r.x)) ranges.push_back({r.x.blocks_start, r.x.blocks_start + n, 0});
-    if (r.x.fragment != kNoFragment && !frag_used[r.x.fragment]) {
-      frag_used[r.x.fragment] = true;
-      const Fragment& f = s.fragments[r.x.fragment];
-      if (uint64_t n = f.size & kSizeMask) ranges.push_back({f.start, f.start + n, 0});
-    }
-  }
-  std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.src < b.src; });
-  std::vector<Range> merged;
-  for (const Range& r : ranges) {
+void Writer::Impl::place(ReuseSource& s, std::vector<ReuseSource::Placed> ranges) {
+  using Placed = ReuseSource::Placed;
+  auto by_src = [](const Placed& a, const Placed& b) { return a.src < b.src; };
+  // What a placed range holds whole needs no copy.
+  std::erase_if(ranges, [&](const Placed& r) {
+    auto it = std::upper_bound(s.placed.begin(), s.placed.end(), Placed{r.src, 0, 0}, by_src);
+    return it != s.placed.begin() && std::prev(it)->end >= r.end;
+  });
+  std::vector<Placed> merged;
+  for (const Placed& r : ranges) {
     if (!merged.empty() && r.src <= merged.back().end)
       merged.back().end = std::max(merged.back().end, r.end);
     else
       merged.push_back(r);
   }
-  for (Range& r : merged) {
+  for (Placed& r : merged) {
     uint64_t at = file->get_size(file.get());
     const uint64_t len = r.end - r.src;
     if (len >= kAlignAbove) {
@@ -165,17 +151,82 @@ void Writer::Impl::copy_source(size_t si, bool every_file) {
     reuse.copied_bytes += len;
     s.stats.copied_bytes += len;
   }
-  auto where = [&](uint64_t src) {
-    auto it = std::upper_bound(merged.begin(), merged.end(), src,
-                               [](uint64_t v, const Range& r) { return v < r.src; });
-    // Every position asked for lies in a range: it was put there above.
-    --it;
-    return it->dst + (src - it->src);
+  s.placed.insert(s.placed.end(), merged.begin(), merged.end());
+  std::stable_sort(s.placed.begin(), s.placed.end(), by_src);
+}
+
+void Writer::Impl::prefetch_reused(int source, const std::vector<const FileExtent*>& files) {
+  if (source < 0 || static_cast<size_t>(source) >= reuse_sources.size()) fail("no such reuse source");
+  ReuseSource& s = reuse_sources[static_cast<size_t>(source)];
+  if (in_file) fail("the blocks of " + s.name + " prefetched while a file is open");
+  if (s.copied) fail("the blocks of " + s.name + " were already copied");
+  std::vector<ReuseSource::Placed> ranges;
+  std::vector<bool> frag_seen(s.fragments.size(), false);
+  for (const FileExtent* x : files) {
+    const uint64_t n = stored_bytes(*x);
+    if (x->blocks_start > s.info.inode_table_start || n > s.info.inode_table_start - x->blocks_start)
+      fail("a prefetched extent lies outside the data of " + s.name);
+    if (n) ranges.push_back({x->blocks_start, x->blocks_start + n, 0});
+    if (x->fragment == kNoFragment) continue;
+    if (x->fragment >= s.fragments.size())
+      fail("a prefetched extent names fragment " + std::to_string(x->fragment) + ", which " + s.name +
+           " lacks");
+    if (frag_seen[x->fragment]) continue;
+    frag_seen[x->fragment] = true;
+    const Fragment& f = s.fragments[x->fragment];  // checked by add_reuse_source
+    if (uint64_t len = f.size & kSizeMask) ranges.push_back({f.start, f.start + len, 0});
+  }
+  std::sort(ranges.begin(), ranges.end(), [](const auto& a, const auto& b) { return a.src < b.src; });
+  // The blocks in flight first: a file's blocks must stay contiguous.
+  feeder->drain();
+  check_rc(sqfs_block_processor_sync(proc.get()), "writing the data blocks before the reused ones");
+  place(s, std::move(ranges));
+}
+
+void Writer::Impl::copy_source(size_t si, bool every_file) {
+  ReuseSource& s = reuse_sources[si];
+  using Placed = ReuseSource::Placed;
+  // What this image uses: in finish(), the files still linked (one replaced
+  // or removed after it was added has no link left); before it, every file
+  // added (copy_reused_now: links are not counted yet).
+  std::vector<Placed> ranges;
+  std::vector<uint32_t> frag_new(s.fragments.size(), kNoFragment);
+  std::vector<bool> frag_used(s.fragments.size(), false);
+  for (const ReusedFile& r : reused) {
+    if (r.source != static_cast<int>(si) || (!every_file && r.node->links == 0)) continue;
+    if (uint64_t n = stored_bytes(r.x)) ranges.push_back({r.x.blocks_start, r.x.blocks_start + n, 0});
+    if (r.x.fragment != kNoFragment && !frag_used[r.x.fragment]) {
+      frag_used[r.x.fragment] = true;
+      const Fragment& f = s.fragments[r.x.fragment];
+      if (uint64_t n = f.size & kSizeMask) ranges.push_back({f.start, f.start + n, 0});
+    }
+  }
+  auto by_src = [](const Placed& a, const Placed& b) { return a.src < b.src; };
+  std::sort(ranges.begin(), ranges.end(), by_src);
+  // Bytes used, each once: what the copies (prefetched or not) hold beyond
+  // them is unused.
+  uint64_t used = 0, covered_to = 0;
+  for (const Placed& r : ranges) {
+    const uint64_t from = std::max(r.src, covered_to);
+    if (r.end > from) used += r.end - from;
+    covered_to = std::max(covered_to, r.end);
+  }
+  place(s, ranges);
+  s.stats.unused_bytes = s.stats.copied_bytes > used ? s.stats.copied_bytes - used : 0;
+  reuse.unused_bytes += s.stats.unused_bytes;
+  // Where `src` (a range of `len` bytes a placed range holds whole) landed.
+  auto where = [&](uint64_t src, uint64_t len) {
+    auto it = std::upper_bound(s.placed.begin(), s.placed.end(), Placed{src, 0, 0}, by_src);
+    while (it != s.placed.begin()) {
+      --it;
+      if (it->end >= src + len) return it->dst + (src - it->src);
+    }
+    fail("internal error: reused bytes at " + std::to_string(src) + " of " + s.name + " were not copied");
   };
   for (size_t i = 0; i < frag_used.size(); ++i) {
     if (!frag_used[i]) continue;
     const Fragment& f = s.fragments[i];
-    const uint64_t at = (f.size & kSizeMask) ? where(f.start) : 0;
+    const uint64_t at = (f.size & kSizeMask) ? where(f.start, f.size & kSizeMask) : 0;
     check_rc(sqfs_frag_table_append(frag.get(), at, f.size, &frag_new[i]),
              "recording a reused fragment block");
   }
@@ -187,7 +238,7 @@ void Writer::Impl::copy_source(size_t si, bool every_file) {
     check_alloc(in, "creating an inode", name);
     in->payload_bytes_available = in->payload_bytes_used = static_cast<sqfs_u32>(nb * 4);
     if (nb) std::memcpy(in->extra, x.blocks.data(), nb * 4);
-    const uint64_t start = stored_bytes(x) ? where(x.blocks_start) : 0;
+    const uint64_t start = stored_bytes(x) ? where(x.blocks_start, stored_bytes(x)) : 0;
     const uint32_t fi = x.fragment == kNoFragment ? kNoFragment : frag_new[x.fragment];
     const uint32_t fo = x.fragment == kNoFragment ? 0 : x.fragment_offset;
     if (start > 0xFFFFFFFFu || x.size > 0xFFFFFFFFu || x.sparse) {

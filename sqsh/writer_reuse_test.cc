@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <thread>
+
 #include "common/error.h"
 #include "common/fd.h"
 #include "sqsh/sqsh.h"
@@ -144,6 +146,78 @@ TEST_F(WriterReuse, CopyNowRefusesAnUnknownSourceAnOpenFileAndLaterFilesOfTheSou
   };
   refused(true, "while a file is open");
   refused(false, "were already copied");
+}
+
+// Prefetched (on a thread of its own, as the import does during its merge):
+// the files then added from the prefetched extents are not copied again and
+// read back as they were; a prefetched file the image does not keep (/c) is
+// counted as unused bytes; a file added later that was not prefetched is
+// still copied (/b here, /a in the second image).
+TEST_F(WriterReuse, PrefetchedBlocksServeLaterFilesAndWhatNoFileUsesIsCounted) {
+  const std::string out = tmp_ / "prefetched.sqsh";
+  UniqueFd src(::open(src_path_.c_str(), O_RDONLY | O_CLOEXEC));
+  Image img(src.get(), src_path_);
+  UniqueFd fd(::open(out.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  Writer w(fd.get(), out, options());
+  const int id = w.add_reuse_source(src.get(), src_path_, img.info(), img.fragments());
+  std::thread t([&] { w.prefetch_reused(id, {&extents_["/a"], &extents_["/c"]}); });
+  t.join();
+  const ReuseStats after_prefetch = w.reuse_stats(id);
+  for (const char* path : {"/a", "/b"})
+    w.add_reused_file(file(path, source_files().at(path).size()), id, extents_[path]);
+  w.copy_reused_now(id);
+  put(w, "/own", testing::make_bytes(kBs + 9, false, 5));
+  w.finish();
+  const ReuseStats st = w.reuse_stats(id);
+  EXPECT_EQ(st.files, 2u);
+  // /c's two blocks were copied and are used by nothing; /a's were copied once.
+  uint64_t c_bytes = 0;
+  for (uint32_t b : extents_["/c"].blocks) c_bytes += b & ((1u << 24) - 1);
+  EXPECT_GT(c_bytes, 0u);
+  EXPECT_EQ(st.unused_bytes, c_bytes);
+  // /a's blocks and tail were prefetched: nothing of them is copied again;
+  // /b's tail is copied now unless it shares /a's fragment block.
+  if (extents_["/b"].fragment == extents_["/a"].fragment)
+    EXPECT_EQ(st.copied_bytes, after_prefetch.copied_bytes);
+  else
+    EXPECT_GT(st.copied_bytes, after_prefetch.copied_bytes);
+  UniqueFd rd(::open(out.c_str(), O_RDONLY | O_CLOEXEC));
+  Image back(rd.get(), out);
+  auto got = testing::read_image(back);
+  EXPECT_EQ(got["/a"].content, source_files().at("/a"));
+  EXPECT_EQ(got["/b"].content, source_files().at("/b"));
+  EXPECT_EQ(got.count("/c"), 0u);
+  auto r = testing::run("unsquashfs -cat " + testing::quote(out) + " a 2>/dev/null");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(r.output, source_files().at("/a"));
+  {
+    const std::string out2 = tmp_ / "prefetched2.sqsh";
+    UniqueFd fd3(::open(out2.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    Writer w3(fd3.get(), out2, options());
+    const int id3 = w3.add_reuse_source(src.get(), src_path_, img.info(), img.fragments());
+    w3.prefetch_reused(id3, {&extents_["/c"]});
+    const uint64_t before = w3.reuse_stats(id3).copied_bytes;
+    w3.add_reused_file(file("/a", source_files().at("/a").size()), id3, extents_["/a"]);
+    w3.copy_reused_now(id3);
+    w3.finish();
+    EXPECT_GT(w3.reuse_stats(id3).copied_bytes, before + 3 * kBs / 2);  // /a's blocks (random bytes)
+    EXPECT_EQ(w3.reuse_stats(id3).unused_bytes, c_bytes);
+    UniqueFd rd3(::open(out2.c_str(), O_RDONLY | O_CLOEXEC));
+    Image back3(rd3.get(), out2);
+    EXPECT_EQ(testing::read_image(back3)["/a"].content, source_files().at("/a"));
+  }
+  // An extent outside the source's data is refused.
+  UniqueFd fd2(::open((tmp_ / "bad.sqsh").c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  Writer w2(fd2.get(), tmp_ / "bad.sqsh", options());
+  const int id2 = w2.add_reuse_source(src.get(), src_path_, img.info(), img.fragments());
+  FileExtent far = extents_["/a"];
+  far.blocks_start = img.info().bytes_used;
+  try {
+    w2.prefetch_reused(id2, {&far});
+    ADD_FAILURE() << "an extent past the data was prefetched";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("outside the data"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -556,6 +556,19 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
         }
       };
     }
+    // The blocks of the shared layers' files OLD holds are copied while the
+    // merge works out which of them the image keeps: most (those a new layer
+    // replaces or deletes become unused bytes, counted in the sidecar).
+    std::future<void> prefetch;
+    if (reuse) {
+      std::vector<const sqsh::FileExtent*> files;
+      files.reserve(reuse->index.extents.size());
+      for (const auto& [seq, x] : reuse->index.extents)
+        if (seq < reuse->shared_entries) files.push_back(&x);
+      prefetch = std::async(std::launch::async, [&w, reuse, files = std::move(files)] {
+        w.prefetch_reused(reuse->writer_source, files);
+      });
+    }
     // Layers the source reads on their own are read side by side and
     // replayed in order; the others (a registry's, still downloading) in one
     // walk, which replays the shared layers once its downloads have started.
@@ -579,6 +592,7 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
       job.prog.total_files++;
       job.prog.total_bytes += m.view().find(path)->second.entry.size;
     }
+    if (prefetch.valid()) prefetch.get();  // the Writer is the merge's again
     if (reuse) lend_blocks(job, w, m.view(), plan, want);
     job.report("data");
     write_data(job, w, m.view(), plan);
@@ -828,6 +842,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
         auto rs = w.reuse_stats(reuse->writer_source);
         reuse->summary["copied_bytes"] = rs.copied_bytes;
         reuse->summary["padding_bytes"] = rs.dead_bytes;
+        reuse->summary["unused_bytes"] = rs.unused_bytes;
       }
       if (job.index) index.resolve(w);
       break;
