@@ -174,6 +174,18 @@ TEST(ImportReuse, CopiedBlocksGiveTheColdImageAcrossWhiteoutsOpaqueDirsHardLinks
     EXPECT_LT(blocks_start(image, "/usr/lib/libexact.so"), blocks_start(image, "/usr/lib/libnew.so"))
         << image;
 
+  // A source that cannot read a layer on its own (a gzip-compressed
+  // archive) is walked once per pass: the shared layers are replayed when
+  // the walk reaches the first layer it reads, and the lent blocks are
+  // copied before the data walk.
+  ASSERT_EQ(sh("gzip -kn " + tmp / "new.tar").status, 0);
+  ImportOptions gz = options("docker-archive:" + tmp / "new.tar.gz", tmp / "gz.sqsh");
+  gz.reuse = {tmp / "old.sqsh"};
+  ImportResult rg = import_image(gz);
+  EXPECT_TRUE(rg.notes.empty()) << rg.notes.front();
+  EXPECT_EQ(rg.sidecar["reuse"]["files"], 4) << rg.sidecar["reuse"].dump();
+  expect_same_image(tmp / "cold.sqsh", tmp / "gz.sqsh");
+
   // The reused image lends in turn: its own index names every block anew.
   ImportOptions again = options("docker-archive:" + tmp / "new.tar", tmp / "again.sqsh");
   again.reuse = {tmp / "warm.sqsh"};
