@@ -52,6 +52,16 @@ int pwrite_all(int fd, const char* p, size_t size, uint64_t offset) {
 // fsync before the publish finds little left to write). Outputs are
 // byte-identical to writing in place.
 //
+// Sync-ahead: write-back only moves the bytes to the device; a device with a
+// volatile cache (a VM's virtual disk, most SSDs) still has to make them
+// durable at the fsync, and that cost grows with what was written since the
+// last flush (this VM: 0.6 s for 900 MiB written, 0.07 s for 100 MiB). So
+// once 256 MiB more are in write-back, a second thread fdatasyncs
+// the file while the writer goes on, and the publish's fsync finds only the
+// tail left. flush() waits for a sync in flight and reports its error: an
+// error that one fdatasync has reported is not reported again on the same
+// open file, so it must not be lost before the publish.
+//
 // Consistency for libsquashfs, which reads back what it wrote (to compare
 // blocks and fragments it deduplicates) and truncates (to drop a duplicate
 // file's blocks): a read preads and then applies every queued write and
@@ -63,15 +73,16 @@ class WriteBehind {
   explicit WriteBehind(int fd, uint64_t size)
       : fd_(fd), written_(size), handed_(size), ring_(new char[kRing]) {
     thread_ = std::thread([this] { run(); });
+    try {
+      syncer_ = std::thread([this] { sync_run(); });
+    } catch (...) {
+      stop();
+      throw;
+    }
   }
   ~WriteBehind() {
-    {
-      std::lock_guard<std::mutex> l(mu_);
-      stop_ = true;
-      ops_.clear();
-    }
-    work_.notify_all();
-    thread_.join();
+    stop();
+    syncer_.join();
   }
 
   // 0, or the errno of the write that failed (now or earlier). A write
@@ -129,10 +140,33 @@ class WriteBehind {
   }
 
   // Waits until everything queued is written; 0 or the errno of a failure.
-  int flush() {
+  // With `durable_too`, also for the sync-ahead wanted or in flight.
+  int flush(bool durable_too) {
     std::unique_lock<std::mutex> l(mu_);
-    idle_.wait(l, [&] { return ops_.empty() || err_; });
+    idle_.wait(l, [&] { return (ops_.empty() && !(durable_too && (syncing_ || sync_wanted_))) || err_; });
     return err_;
+  }
+
+  void sync_every(uint64_t bytes) {
+    std::lock_guard<std::mutex> l(mu_);
+    sync_every_ = bytes;
+  }
+  uint64_t syncs() {
+    std::lock_guard<std::mutex> l(mu_);
+    return syncs_;
+  }
+
+  // `n` more bytes of the file were handed to write-back (by the thread, or
+  // by a copy in the kernel on the caller's thread).
+  void handed(uint64_t n) {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      since_sync_ += n;
+      if (since_sync_ < sync_every_ || no_sync_) return;
+      since_sync_ = 0;
+      sync_wanted_ = true;
+    }
+    sync_.notify_one();
   }
 
  private:
@@ -195,11 +229,46 @@ class WriteBehind {
     written_ = std::max(written_, off);
     // Write-behind; a file system that cannot (or a pipe) leaves it all to the fsync.
     if (written_ - handed_ >= kWriteBehind) {
-      ::sync_file_range(fd_, static_cast<off_t>(handed_), static_cast<off_t>(written_ - handed_),
-                        SYNC_FILE_RANGE_WRITE);
+      const uint64_t n = written_ - handed_;
+      if (::sync_file_range(fd_, static_cast<off_t>(handed_), static_cast<off_t>(n), SYNC_FILE_RANGE_WRITE) ==
+          0)
+        handed(n);
       handed_ = written_;
     }
     return 0;
+  }
+
+  void stop() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stop_ = true;
+      ops_.clear();
+    }
+    work_.notify_all();
+    sync_.notify_all();
+    thread_.join();
+  }
+
+  void sync_run() {
+    std::unique_lock<std::mutex> l(mu_);
+    for (;;) {
+      sync_.wait(l, [&] { return stop_ || sync_wanted_; });
+      if (stop_) return;
+      sync_wanted_ = false;
+      syncing_ = true;
+      l.unlock();
+      const int e = ::fdatasync(fd_) == 0 ? 0 : errno;
+      l.lock();
+      syncing_ = false;
+      if (e == 0) syncs_++;
+      if (e == EINVAL || e == EROFS || e == ENOSYS || e == EOPNOTSUPP) {
+        no_sync_ = true;  // a pipe or a special file: the publish's fsync says what it must
+      } else if (e != 0 && e != EINTR && !err_) {
+        err_ = e;
+        space_.notify_all();
+      }
+      idle_.notify_all();
+    }
   }
 
   void run() {
@@ -231,12 +300,15 @@ class WriteBehind {
   uint64_t written_, handed_;  // the thread's: end of what is written; [0, handed_) queued for write-back
   std::unique_ptr<char[]> ring_;
   std::mutex mu_;
-  std::condition_variable work_, space_, idle_;
+  std::condition_variable work_, space_, idle_, sync_;
   std::deque<Op> ops_;
   uint64_t head_ = 0, tail_ = 0;  // bytes ever queued / retired
+  uint64_t since_sync_ = 0;       // bytes handed to write-back since the last sync was wanted
+  uint64_t sync_every_ = 256u << 20, syncs_ = 0;
   bool busy_ = false, stop_ = false, held_ = false;
+  bool sync_wanted_ = false, syncing_ = false, no_sync_ = false;
   int err_ = 0;
-  std::thread thread_;
+  std::thread thread_, syncer_;
 };
 
 // sqfs_file_t must be the first member: libsquashfs only sees the base.
@@ -245,7 +317,7 @@ struct FdFile {
   int fd;
   bool read_only;
   bool own;
-  uint64_t size;
+  std::atomic<uint64_t> size;           // fd_file_copy_in may run on another thread
   std::unique_ptr<WriteBehind> behind;  // writable files
   std::atomic<int> last_errno;
   // fd_file_preload(): bytes [window_lo, window_lo + window_size) in memory.
@@ -261,9 +333,15 @@ const FdFile* self(const sqfs_file_t* f) {
   return reinterpret_cast<const FdFile*>(f);
 }
 
+void grow(FdFile* f, uint64_t size) {
+  uint64_t cur = f->size.load();
+  while (cur < size && !f->size.compare_exchange_weak(cur, size)) {
+  }
+}
+
 int fd_read_at(sqfs_file_t* base, sqfs_u64 offset, void* buffer, size_t size) {
   FdFile* f = self(base);
-  if (offset > f->size || size > f->size - offset) return SQFS_ERROR_OUT_OF_BOUNDS;
+  if (const uint64_t end = f->size; offset > end || size > end - offset) return SQFS_ERROR_OUT_OF_BOUNDS;
   if (f->window && offset >= f->window_lo && size <= f->window_size &&
       offset - f->window_lo <= f->window_size - size) {
     std::memcpy(buffer, f->window + (offset - f->window_lo), size);
@@ -299,7 +377,7 @@ int fd_write_at(sqfs_file_t* base, sqfs_u64 offset, const void* buffer, size_t s
     f->last_errno = e;
     return SQFS_ERROR_IO;
   }
-  f->size = std::max<uint64_t>(f->size, offset + size);
+  grow(f, offset + size);
   return 0;
 }
 
@@ -395,7 +473,7 @@ std::string rc_message(int rc, std::string_view action, const sqfs_file_t* f) {
 int fd_file_flush(sqfs_file_t* base) {
   FdFile* f = self(base);
   if (!f->behind) return 0;
-  if (int e = f->behind->flush()) {
+  if (int e = f->behind->flush(/*durable_too=*/true)) {
     f->last_errno = e;
     return SQFS_ERROR_IO;
   }
@@ -405,7 +483,12 @@ int fd_file_flush(sqfs_file_t* base) {
 int fd_file_copy_in(sqfs_file_t* base, int src_fd, uint64_t src_off, uint64_t len, uint64_t dst_off) {
   FdFile* f = self(base);
   if (f->read_only) return SQFS_ERROR_UNSUPPORTED;
-  if (int rc = fd_file_flush(base)) return rc;
+  if (f->behind) {
+    if (int e = f->behind->flush(/*durable_too=*/false)) {
+      f->last_errno = e;
+      return SQFS_ERROR_IO;
+    }
+  }
   auto fail = [&](int e) {
     f->last_errno = e;
     return SQFS_ERROR_IO;
@@ -421,7 +504,9 @@ int fd_file_copy_in(sqfs_file_t* base, int src_fd, uint64_t src_off, uint64_t le
         // Write-behind for the copied pages too (a file system that shared
         // the extents has none dirty): the disk works while the caller goes
         // on, instead of in the last fsync.
-        if (f->behind) ::sync_file_range(f->fd, static_cast<off_t>(dst_off + done), n, SYNC_FILE_RANGE_WRITE);
+        if (f->behind &&
+            ::sync_file_range(f->fd, static_cast<off_t>(dst_off + done), n, SYNC_FILE_RANGE_WRITE) == 0)
+          f->behind->handed(static_cast<uint64_t>(n));
         done += static_cast<uint64_t>(n);
         continue;
       }
@@ -439,8 +524,22 @@ int fd_file_copy_in(sqfs_file_t* base, int src_fd, uint64_t src_off, uint64_t le
     if (pwrite_all(f->fd, buf.data(), piece, dst_off + done) != 0) return fail(errno);
     done += piece;
   }
-  f->size = std::max<uint64_t>(f->size, dst_off + len);
+  grow(f, dst_off + len);
   return 0;
+}
+
+void fd_file_reserve(sqfs_file_t* base, uint64_t size) {
+  grow(self(base), size);
+}
+
+void fd_file_sync_every(sqfs_file_t* base, uint64_t bytes) {
+  FdFile* f = self(base);
+  if (f->behind) f->behind->sync_every(bytes);
+}
+
+uint64_t fd_file_syncs(sqfs_file_t* base) {
+  FdFile* f = self(base);
+  return f->behind ? f->behind->syncs() : 0;
 }
 
 void fd_file_hold_writes(sqfs_file_t* base, bool hold) {

@@ -24,8 +24,12 @@ namespace trainimg::sqsh {
 /// Returns null (errno set) when fstat fails.
 FilePtr make_fd_file(int fd, bool read_only, bool own, bool write_behind = true);
 
-/// Waits until every queued write is in the file: 0, or SQFS_ERROR_IO when a
-/// write failed (fd_file_errno() says why). 0 at once for read-only files.
+/// Waits until every queued write is in the file and a sync-ahead in flight
+/// (an fdatasync of a large output, on a thread of its own, while it is
+/// written) has ended: 0, or SQFS_ERROR_IO when a write or a sync failed
+/// (fd_file_errno() says why). 0 at once for read-only files. Call it before
+/// the fsync that publishes the file: that fsync cannot see an error the
+/// sync-ahead has already reported.
 int fd_file_flush(sqfs_file_t* f);
 
 /// Appends bytes [src_off, src_off + len) of `src_fd` at offset `dst_off`
@@ -34,6 +38,16 @@ int fd_file_flush(sqfs_file_t* f);
 /// extents on file systems with reflinks), else through a buffer. 0, or
 /// SQFS_ERROR_IO (fd_file_errno() says why; a short source gives EIO).
 int fd_file_copy_in(sqfs_file_t* f, int src_fd, uint64_t src_off, uint64_t len, uint64_t dst_off);
+
+/// Makes the file at least `size` bytes long as get_size() sees it, without
+/// writing: what is written next goes after, while fd_file_copy_in() fills
+/// the gap (on another thread: copy_in and the other calls may overlap).
+void fd_file_reserve(sqfs_file_t* f, uint64_t size);
+
+/// Tests only: sync ahead every `bytes` handed to write-back (256 MiB
+/// unless set), and how many sync-aheads have ended well.
+void fd_file_sync_every(sqfs_file_t* f, uint64_t bytes);
+uint64_t fd_file_syncs(sqfs_file_t* f);
 
 /// Tests only: while held, queued writes stay queued (keep them under 8 MiB
 /// in all, or the writer waits for the thread).

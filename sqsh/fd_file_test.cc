@@ -165,5 +165,35 @@ TEST(FdFile, AFailedWriteSurfacesInTheNextCallAndTheFlushWithItsErrno) {
   EXPECT_EQ(put(f, 2000, "y"), SQFS_ERROR_IO);
 }
 
+// Sync-ahead: once N more bytes are in write-back (the thread's writes and
+// copy_in()'s copies), a thread of its own fdatasyncs the file while it is
+// written; the flush waits for it. The bytes are what was written.
+TEST(FdFile, ALargeOutputIsSyncedAheadWhileItIsWritten) {
+  TempDir tmp;
+  const std::string path = tmp / "out", from = tmp / "from";
+  std::string bytes(40u << 20, '\0');
+  std::mt19937_64 rng(7);
+  for (char& c : bytes) c = static_cast<char>(rng());
+  { std::ofstream(from, std::ios::binary) << bytes.substr(0, 4u << 20); }
+  UniqueFd src(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (::sync_file_range(fd.get(), 0, 0, SYNC_FILE_RANGE_WRITE) != 0)
+    GTEST_SKIP() << "no write-back hints on this file system";
+  FilePtr file = make_fd_file(fd.get(), false, false);
+  sqfs_file_t* f = file.get();
+  ASSERT_TRUE(f);
+  fd_file_sync_every(f, 1u << 20);
+  for (size_t off = 0; off < bytes.size(); off += 1u << 20)
+    ASSERT_EQ(f->write_at(f, off, bytes.data() + off, 1u << 20), 0);
+  ASSERT_EQ(fd_file_flush(f), 0);
+  const uint64_t after_writes = fd_file_syncs(f);
+  EXPECT_GE(after_writes, 1u);  // write-back is handed 32 MiB at a time
+  ASSERT_EQ(fd_file_copy_in(f, src.get(), 0, 4u << 20, bytes.size()), 0);
+  ASSERT_EQ(fd_file_flush(f), 0);
+  EXPECT_GT(fd_file_syncs(f), after_writes);
+  file.reset();
+  EXPECT_TRUE(slurp(path) == bytes + bytes.substr(0, 4u << 20));
+}
+
 }  // namespace
 }  // namespace trainimg::sqsh

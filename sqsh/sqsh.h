@@ -240,14 +240,16 @@ class Writer {
   /// are final. Waits for the block processor's blocks in flight; throws
   /// Error inside a file.
   void copy_reused_now(int source);
-  /// Copies the blocks (and fragment blocks) of `files`, extents in reuse
-  /// source `source`, now, after the data written so far, so that the files
-  /// later added from them with add_reused_file() need no copy: a head
-  /// start while the caller works out which files it keeps. Bytes of these
-  /// no file of this image ends up using stay as unused bytes
-  /// (ReuseStats::unused_bytes). The caller may run it on a thread of its
-  /// own while it makes no other call on this Writer. Throws Error for an
-  /// extent outside that image's data.
+  /// Starts copying the blocks (and fragment blocks) of `files`, extents in
+  /// reuse source `source`, after the data written so far, on a thread of
+  /// its own, and returns: the files later added from them with
+  /// add_reused_file() need no copy, a head start while the caller works
+  /// out which files it keeps. `files` is read before it returns. Data
+  /// written meanwhile goes after the copies; copy_reused_now(source) and
+  /// finish() wait for them and throw their error. Bytes of these no file of
+  /// this image ends up using stay as unused bytes
+  /// (ReuseStats::unused_bytes). Throws Error for an extent outside that
+  /// image's data.
   void prefetch_reused(int source, const std::vector<const FileExtent*>& files);
 
   /// Flushes data blocks, writes inodes, directories, fragment, export, id

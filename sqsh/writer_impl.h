@@ -3,11 +3,14 @@
 // writer_finish.cc (serialising the tree). Internal to sqsh/.
 #pragma once
 
+#include <atomic>
 #include <cstring>
 #include <deque>
+#include <exception>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -115,6 +118,19 @@ struct Writer::Impl {
   ReuseStats reuse;
   // record_extents: where each file inode was written (write_inode()).
   std::unordered_map<const WNode*, FileExtent> extents;
+  // prefetch_reused(): its copies, on a thread of their own. Declared last:
+  // stopped and joined before anything it writes into goes.
+  struct Prefetch {
+    int source = -1;
+    std::atomic<bool> stop{false};
+    std::exception_ptr error;
+    std::thread thread;
+    ~Prefetch() {
+      stop = true;
+      if (thread.joinable()) thread.join();
+    }
+  };
+  std::unique_ptr<Prefetch> prefetch;
 
   [[noreturn]] void fail(const std::string& msg) const { throw Error(name, msg); }
   // Any Error leaves the libsquashfs objects in an unknown state: refuse more.
@@ -165,10 +181,18 @@ struct Writer::Impl {
   void copy_source(size_t si, bool every_file);
   void copy_reused_now(int source);
   void prefetch_reused(int source, const std::vector<const FileExtent*>& files);
-  /// Copies the ranges ([src, end), sorted by src) of source `s` that no
-  /// placed range holds whole, merged where they touch, at the end of the
-  /// file, and records them in s.placed.
+  /// Waits for the prefetch's copies; rethrows their error.
+  void join_prefetch();
+  /// Copies the ranges ([src, end)) of source `s` that no placed range holds
+  /// whole, merged where they touch, at the end of the file, and records
+  /// them in s.placed: reserve_place() works out where (and writes the
+  /// padding before each), copy_placed() copies.
   void place(ReuseSource& s, std::vector<ReuseSource::Placed> ranges);
+  std::vector<ReuseSource::Placed> reserve_place(ReuseSource& s, std::vector<ReuseSource::Placed> ranges);
+  /// Returns an error message, or "" once every range is copied (or `stop`).
+  std::string copy_placed(int src_fd, const std::string& src_name,
+                          const std::vector<ReuseSource::Placed>& ranges,
+                          const std::atomic<bool>* stop) const;
 };
 
 }  // namespace trainimg::sqsh

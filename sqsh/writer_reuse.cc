@@ -102,6 +102,7 @@ void Writer::Impl::copy_reused_now(int source) {
   ReuseSource& s = reuse_sources[static_cast<size_t>(source)];
   if (in_file) fail("the blocks of " + s.name + " copied while a file is open");
   if (s.copied) return;
+  if (prefetch && prefetch->source == source) join_prefetch();  // the caller may close the source next
   // The blocks in flight first: a file's blocks must stay contiguous. The
   // fragment block being filled stays in memory (a block of its own later).
   feeder->drain();
@@ -118,8 +119,15 @@ void Writer::Impl::copy_reused() {
 }
 
 void Writer::Impl::place(ReuseSource& s, std::vector<ReuseSource::Placed> ranges) {
+  if (std::string e = copy_placed(s.fd, s.name, reserve_place(s, std::move(ranges)), nullptr); !e.empty())
+    fail(e);
+}
+
+std::vector<Writer::Impl::ReuseSource::Placed> Writer::Impl::reserve_place(
+    ReuseSource& s, std::vector<ReuseSource::Placed> ranges) {
   using Placed = ReuseSource::Placed;
   auto by_src = [](const Placed& a, const Placed& b) { return a.src < b.src; };
+  std::sort(ranges.begin(), ranges.end(), by_src);
   // What a placed range holds whole needs no copy.
   std::erase_if(ranges, [&](const Placed& r) {
     auto it = std::upper_bound(s.placed.begin(), s.placed.end(), Placed{r.src, 0, 0}, by_src);
@@ -132,8 +140,8 @@ void Writer::Impl::place(ReuseSource& s, std::vector<ReuseSource::Placed> ranges
     else
       merged.push_back(r);
   }
+  uint64_t at = file->get_size(file.get());
   for (Placed& r : merged) {
-    uint64_t at = file->get_size(file.get());
     const uint64_t len = r.end - r.src;
     if (len >= kAlignAbove) {
       const uint64_t pad =
@@ -141,18 +149,44 @@ void Writer::Impl::place(ReuseSource& s, std::vector<ReuseSource::Placed> ranges
       if (pad) {
         std::vector<char> zeros(pad, 0);
         check_rc(file->write_at(file.get(), at, zeros.data(), zeros.size()), "padding before reused blocks");
-        at += pad;
         reuse.dead_bytes += pad;
         s.stats.dead_bytes += pad;
       }
+      at += pad;
     }
     r.dst = at;
-    check_rc(fd_file_copy_in(file.get(), s.fd, r.src, len, at), "copying the blocks of " + s.name);
+    at += len;
     reuse.copied_bytes += len;
     s.stats.copied_bytes += len;
   }
+  fd_file_reserve(file.get(), at);  // what is written next goes after the copies
   s.placed.insert(s.placed.end(), merged.begin(), merged.end());
   std::stable_sort(s.placed.begin(), s.placed.end(), by_src);
+  return merged;
+}
+
+std::string Writer::Impl::copy_placed(int src_fd, const std::string& src_name,
+                                      const std::vector<ReuseSource::Placed>& ranges,
+                                      const std::atomic<bool>* stop) const {
+  constexpr uint64_t kPiece = 64u << 20;  // how often `stop` is looked at
+  for (const ReuseSource::Placed& r : ranges) {
+    for (uint64_t done = 0; done < r.end - r.src;) {
+      if (stop && *stop) return "";
+      const uint64_t n = std::min(kPiece, r.end - r.src - done);
+      if (int rc = fd_file_copy_in(file.get(), src_fd, r.src + done, n, r.dst + done); rc < 0)
+        return rc_message(rc, "copying the blocks of " + src_name, file.get());
+      done += n;
+    }
+  }
+  return "";
+}
+
+void Writer::Impl::join_prefetch() {
+  if (!prefetch) return;
+  prefetch->thread.join();
+  std::exception_ptr e = prefetch->error;
+  prefetch.reset();
+  if (e) std::rethrow_exception(e);
 }
 
 void Writer::Impl::prefetch_reused(int source, const std::vector<const FileExtent*>& files) {
@@ -176,11 +210,23 @@ void Writer::Impl::prefetch_reused(int source, const std::vector<const FileExten
     const Fragment& f = s.fragments[x->fragment];  // checked by add_reuse_source
     if (uint64_t len = f.size & kSizeMask) ranges.push_back({f.start, f.start + len, 0});
   }
-  std::sort(ranges.begin(), ranges.end(), [](const auto& a, const auto& b) { return a.src < b.src; });
+  join_prefetch();  // one at a time
   // The blocks in flight first: a file's blocks must stay contiguous.
   feeder->drain();
   check_rc(sqfs_block_processor_sync(proc.get()), "writing the data blocks before the reused ones");
-  place(s, std::move(ranges));
+  auto p = std::make_unique<Prefetch>();
+  p->source = source;
+  std::vector<ReuseSource::Placed> todo = reserve_place(s, std::move(ranges));
+  Prefetch* raw = p.get();
+  // The source's fd and name by value: reuse_sources may grow meanwhile.
+  p->thread = std::thread([this, raw, fd = s.fd, src_name = s.name, todo = std::move(todo)] {
+    try {
+      if (std::string e = copy_placed(fd, src_name, todo, &raw->stop); !e.empty()) fail(e);
+    } catch (...) {
+      raw->error = std::current_exception();
+    }
+  });
+  prefetch = std::move(p);
 }
 
 void Writer::Impl::copy_source(size_t si, bool every_file) {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <thread>
+#include <filesystem>
 
 #include "common/error.h"
 #include "common/fd.h"
@@ -148,7 +148,8 @@ TEST_F(WriterReuse, CopyNowRefusesAnUnknownSourceAnOpenFileAndLaterFilesOfTheSou
   refused(false, "were already copied");
 }
 
-// Prefetched (on a thread of its own, as the import does during its merge):
+// Prefetched (the Writer copies on a thread of its own and the call returns,
+// as the import's merge goes on meanwhile):
 // the files then added from the prefetched extents are not copied again and
 // read back as they were; a prefetched file the image does not keep (/c) is
 // counted as unused bytes; a file added later that was not prefetched is
@@ -160,8 +161,7 @@ TEST_F(WriterReuse, PrefetchedBlocksServeLaterFilesAndWhatNoFileUsesIsCounted) {
   UniqueFd fd(::open(out.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   Writer w(fd.get(), out, options());
   const int id = w.add_reuse_source(src.get(), src_path_, img.info(), img.fragments());
-  std::thread t([&] { w.prefetch_reused(id, {&extents_["/a"], &extents_["/c"]}); });
-  t.join();
+  w.prefetch_reused(id, {&extents_["/a"], &extents_["/c"]});
   const ReuseStats after_prefetch = w.reuse_stats(id);
   for (const char* path : {"/a", "/b"})
     w.add_reused_file(file(path, source_files().at(path).size()), id, extents_[path]);
@@ -218,6 +218,40 @@ TEST_F(WriterReuse, PrefetchedBlocksServeLaterFilesAndWhatNoFileUsesIsCounted) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("outside the data"), std::string::npos) << e.what();
   }
+}
+
+// The prefetch's error (a source cut short: its super block says more than
+// the file holds) surfaces at the next copy_reused_now(), and the Writer
+// refuses more; a Writer destroyed while it copies stops and joins it.
+TEST_F(WriterReuse, PrefetchErrorSurfacesAtTheNextCopyAndAWriterGoneStopsIt) {
+  UniqueFd src(::open(src_path_.c_str(), O_RDONLY | O_CLOEXEC));
+  Image img(src.get(), src_path_);
+  const std::string cut = tmp_ / "cut.sqsh";
+  std::filesystem::copy_file(src_path_, cut);
+  ASSERT_EQ(::truncate(cut.c_str(), static_cast<off_t>(extents_["/a"].blocks_start + 10)), 0);
+  UniqueFd cut_fd(::open(cut.c_str(), O_RDONLY | O_CLOEXEC));
+  {
+    const std::string out = tmp_ / "from-cut.sqsh";
+    UniqueFd fd(::open(out.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    Writer w(fd.get(), out, options());
+    const int id = w.add_reuse_source(cut_fd.get(), cut, img.info(), img.fragments());
+    w.prefetch_reused(id, {&extents_["/a"]});  // returns; the copy fails on its thread
+    w.add_reused_file(file("/a", source_files().at("/a").size()), id, extents_["/a"]);
+    try {
+      w.copy_reused_now(id);
+      ADD_FAILURE() << "a prefetch from a file cut short succeeded";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("copying the blocks of " + cut), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(w.finish(), Error);
+  }
+  {
+    const std::string out = tmp_ / "gone.sqsh";
+    UniqueFd fd(::open(out.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    Writer w(fd.get(), out, options());
+    const int id = w.add_reuse_source(src.get(), src_path_, img.info(), img.fragments());
+    w.prefetch_reused(id, {&extents_["/a"], &extents_["/c"]});
+  }  // no finish(): the destructor stops the copy (ASan: nothing used after it is gone)
 }
 
 }  // namespace

@@ -556,18 +556,17 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
         }
       };
     }
-    // The blocks of the shared layers' files OLD holds are copied while the
-    // merge works out which of them the image keeps: most (those a new layer
-    // replaces or deletes become unused bytes, counted in the sidecar).
-    std::future<void> prefetch;
+    // The blocks of the shared layers' files OLD holds are copied, on the
+    // Writer's thread of its own, while the merge works out which of them
+    // the image keeps (most: those a new layer replaces or deletes become
+    // unused bytes, counted in the sidecar) and until the data pass has its
+    // new layers compressing (copy_reused_now waits for it there).
     if (reuse) {
       std::vector<const sqsh::FileExtent*> files;
       files.reserve(reuse->index.extents.size());
       for (const auto& [seq, x] : reuse->index.extents)
         if (seq < reuse->shared_entries) files.push_back(&x);
-      prefetch = std::async(std::launch::async, [&w, reuse, files = std::move(files)] {
-        w.prefetch_reused(reuse->writer_source, files);
-      });
+      w.prefetch_reused(reuse->writer_source, files);
     }
     // Layers the source reads on their own are read side by side and
     // replayed in order; the others (a registry's, still downloading) in one
@@ -592,7 +591,6 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
       job.prog.total_files++;
       job.prog.total_bytes += m.view().find(path)->second.entry.size;
     }
-    if (prefetch.valid()) prefetch.get();  // the Writer is the merge's again
     if (reuse) lend_blocks(job, w, m.view(), plan, want);
     job.report("data");
     write_data(job, w, m.view(), plan);

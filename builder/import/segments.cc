@@ -10,6 +10,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
 
 #include "builder/publish/publish.h"
 #include "common/error.h"
@@ -273,9 +274,16 @@ void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, 
   const bool parallel = std::all_of(layers.begin(), layers.end(),
                                     [&](const LayerFiles& l) { return src.can_walk_layer(l.layer); });
   if (!parallel) {
-    if (meanwhile) meanwhile();  // the walk needs this thread
-    SerialSegments v(layers, opt, file_done, join);
+    // The walk needs this thread: `meanwhile` runs when the first segment is
+    // done (it writes ahead of every segment all the same), or after.
+    bool ran = !meanwhile;
+    const std::function<void(LayerFiles&, Segment&)> join_after = [&](LayerFiles& l, Segment& seg) {
+      if (!std::exchange(ran, true)) meanwhile();
+      join(l, seg);
+    };
+    SerialSegments v(layers, opt, file_done, join_after);
     src.walk(v);
+    if (!std::exchange(ran, true)) meanwhile();
     if (v.joined() != layers.size())
       throw Error(opt.reference, "the source did not deliver every layer it has files of");
     return;

@@ -68,7 +68,8 @@ uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::s
 /// thread and in the order of `layers`; `file_done(bytes)` is called from the
 /// worker threads after each file. `meanwhile`, if set, runs once on the
 /// calling thread while the first segments are being written (before the
-/// first join; before the walk when the layers cannot be read on their own).
+/// first join; when the layers cannot be read on their own, the walk has
+/// this thread: at the first join, or after the walk).
 /// An error of any layer stops the others and is thrown here, after every
 /// thread has ended.
 void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, const SegmentOptions& opt,
