@@ -263,6 +263,18 @@ uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::s
   return got;
 }
 
+std::vector<size_t> start_order(const std::vector<LayerFiles>& layers) {
+  std::vector<uint64_t> work(layers.size(), 0);
+  for (size_t i = 0; i < layers.size(); ++i)
+    for (const SegmentFile& f : layers[i].files) work[i] += f.node.size;
+  std::vector<size_t> order(layers.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return work[a] != work[b] ? work[a] > work[b] : layers[a].blob_bytes > layers[b].blob_bytes;
+  });
+  return order;
+}
+
 void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, const SegmentOptions& opt,
                     const std::function<void(uint64_t)>& file_done,
                     const std::function<void(LayerFiles&, Segment&)>& join,
@@ -288,12 +300,7 @@ void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, 
       throw Error(opt.reference, "the source did not deliver every layer it has files of");
     return;
   }
-  // The biggest layers first (the last to finish bounds the pass); joined
-  // in layer order all the same.
-  std::vector<size_t> order(layers.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return layers[a].blob_bytes > layers[b].blob_bytes; });
+  const std::vector<size_t> order = start_order(layers);
   const size_t threads = std::clamp<size_t>(opt.jobs, 1, layers.size());
   // Each segment gets compressor threads of its own, at least two (unless
   // --jobs 1), so that a layer's reading (inflate, tar) runs beside its

@@ -39,8 +39,9 @@ struct SegmentFile {
 /// The files one layer contributes, in walk order.
 struct LayerFiles {
   size_t layer = 0;
-  uint64_t first_seq = 0;   ///< walk position of the layer's first entry
-  uint64_t blob_bytes = 0;  ///< its size in the source (the biggest are started first)
+  uint64_t first_seq = 0;  ///< walk position of the layer's first entry
+  uint64_t blob_bytes =
+      0;  ///< its size in the source (of two layers with as many file bytes, the bigger starts first)
   std::vector<SegmentFile> files;
 };
 
@@ -63,6 +64,14 @@ struct SegmentOptions {
 /// `path`) and for a signal between chunks; returns the bytes written.
 uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::string& path,
                            inspect::ContentReader& r, const std::string& reference);
+
+/// The order in which write_segments() starts the layers (indexes into
+/// `layers`): the biggest first, as the last to finish bounds the pass, by
+/// the bytes of the files each writes (inflating and compressing both cost
+/// by them; a blob's size says little: a layer of libraries that compress
+/// 8:1 has the blob of a layer of wheels four times its files' size), then
+/// by blob size, then in layer order.
+std::vector<size_t> start_order(const std::vector<LayerFiles>& layers);
 
 /// Writes every layer's segment and hands each to `join`, on the calling
 /// thread and in the order of `layers`; `file_done(bytes)` is called from the

@@ -144,5 +144,27 @@ TEST(ImportSegments, NoSegmentIsLeftBehindAfterSuccessOrFailure) {
   EXPECT_EQ(names_in(tmp / "out"), (std::set<std::string>{"ok.sqsh", "ok.sqsh.index", "ok.sqsh.json"}));
 }
 
+// The layers start biggest first by the bytes of the files they write (a
+// blob's size says little of them), then by blob size, then in layer order.
+TEST(ImportSegments, TheLayersWithTheMostFileBytesStartFirst) {
+  auto layer = [](size_t index, uint64_t blob, std::vector<uint64_t> sizes) {
+    LayerFiles l{.layer = index, .first_seq = 0, .blob_bytes = blob, .files = {}};
+    for (uint64_t n : sizes) {
+      SegmentFile f;
+      f.node.size = n;
+      l.files.push_back(std::move(f));
+    }
+    return l;
+  };
+  std::vector<LayerFiles> layers;
+  layers.push_back(layer(0, 900, {10, 10}));      // the biggest blob, the fewest file bytes
+  layers.push_back(layer(1, 100, {4000, 4000}));  // libraries that compress well
+  layers.push_back(layer(2, 300, {30}));
+  layers.push_back(layer(3, 500, {30}));  // as many file bytes as layer 2, a bigger blob
+  layers.push_back(layer(4, 500, {15, 15}));
+  layers.push_back(layer(5, 0, {}));
+  EXPECT_EQ(start_order(layers), (std::vector<size_t>{1, 3, 4, 2, 0, 5}));
+}
+
 }  // namespace
 }  // namespace trainimg::builder
