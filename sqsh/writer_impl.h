@@ -172,6 +172,13 @@ struct Writer::Impl {
   int add_reuse_source(int fd, const std::string& source_name, const ImageInfo& info,
                        std::vector<Fragment> frags);
   void add_reused_file(const Node& n, int source, FileExtent x);
+  /// Why `x` cannot be an extent of source `s` (its blocks, their size
+  /// words, where they lie, its fragment), or "".
+  std::string extent_problem(const ReuseSource& s, const FileExtent& x) const;
+  /// Appends the ranges of `s` that hold `x`: its blocks and, unless
+  /// `frag_seen` says it is already in, the fragment block of its tail.
+  static void needed_ranges(const ReuseSource& s, const FileExtent& x, std::vector<bool>& frag_seen,
+                            std::vector<ReuseSource::Placed>& out);
   /// In finish(), after the block processor's last block: copies the blocks
   /// of every reused file still in the tree and gives each its inode.
   void copy_reused();

@@ -38,6 +38,35 @@ uint64_t stored_bytes(const FileExtent& x) {
 
 }  // namespace
 
+std::string Writer::Impl::extent_problem(const ReuseSource& s, const FileExtent& x) const {
+  const uint64_t bs = opt.block_size;
+  const bool tail = x.fragment != kNoFragment;
+  const uint64_t want_blocks = tail ? x.size / bs : (x.size + bs - 1) / bs;
+  if (x.blocks.size() != want_blocks)
+    return "has " + std::to_string(x.blocks.size()) + " blocks, " + std::to_string(want_blocks) + " expected";
+  for (uint32_t b : x.blocks)
+    if ((b & kSizeMask) > bs || (b & ~kSizeMask & ~(1u << 24)) != 0) return "has a bad block size word";
+  const uint64_t stored = stored_bytes(x);
+  if (x.blocks_start > s.info.inode_table_start || stored > s.info.inode_table_start - x.blocks_start)
+    return "lies outside that image's data";
+  if (tail) {
+    if (x.fragment >= s.fragments.size())
+      return "names fragment " + std::to_string(x.fragment) + ", which it lacks";
+    if (x.fragment_offset > bs || x.size % bs > bs - x.fragment_offset)
+      return "has its tail outside the fragment";
+  }
+  return "";
+}
+
+void Writer::Impl::needed_ranges(const ReuseSource& s, const FileExtent& x, std::vector<bool>& frag_seen,
+                                 std::vector<ReuseSource::Placed>& out) {
+  if (uint64_t n = stored_bytes(x)) out.push_back({x.blocks_start, x.blocks_start + n, 0});
+  if (x.fragment == kNoFragment || frag_seen[x.fragment]) return;
+  frag_seen[x.fragment] = true;
+  const Fragment& f = s.fragments[x.fragment];  // in the table: checked by extent_problem()
+  if (uint64_t len = f.size & kSizeMask) out.push_back({f.start, f.start + len, 0});
+}
+
 int Writer::Impl::add_reuse_source(int fd, const std::string& source_name, const ImageInfo& info,
                                    std::vector<Fragment> frags) {
   auto differs = [&](const std::string& what) {
@@ -74,22 +103,7 @@ void Writer::Impl::add_reused_file(const Node& n, int source, FileExtent x) {
   if (path == "/") fail("the root must be a directory, not a file");
   if (n.size != x.size)
     bad("is for " + std::to_string(x.size) + " bytes, the file has " + std::to_string(n.size));
-  const uint64_t bs = opt.block_size;
-  const bool tail = x.fragment != kNoFragment;
-  const uint64_t want_blocks = tail ? x.size / bs : (x.size + bs - 1) / bs;
-  if (x.blocks.size() != want_blocks)
-    bad("has " + std::to_string(x.blocks.size()) + " blocks, " + std::to_string(want_blocks) + " expected");
-  for (uint32_t b : x.blocks)
-    if ((b & kSizeMask) > bs || (b & ~kSizeMask & ~(1u << 24)) != 0) bad("has a bad block size word");
-  const uint64_t stored = stored_bytes(x);
-  if (x.blocks_start > s.info.inode_table_start || stored > s.info.inode_table_start - x.blocks_start)
-    bad("lies outside that image's data");
-  if (tail) {
-    if (x.fragment >= s.fragments.size())
-      bad("names fragment " + std::to_string(x.fragment) + ", which it lacks");
-    if (x.fragment_offset > bs || x.size % bs > bs - x.fragment_offset)
-      bad("has its tail outside the fragment");
-  }
+  if (std::string why = extent_problem(s, x); !why.empty()) bad(why);
   WNode* w = new_node(NodeType::File);
   set_meta(w, n);
   link(path, w);
@@ -197,18 +211,9 @@ void Writer::Impl::prefetch_reused(int source, const std::vector<const FileExten
   std::vector<ReuseSource::Placed> ranges;
   std::vector<bool> frag_seen(s.fragments.size(), false);
   for (const FileExtent* x : files) {
-    const uint64_t n = stored_bytes(*x);
-    if (x->blocks_start > s.info.inode_table_start || n > s.info.inode_table_start - x->blocks_start)
-      fail("a prefetched extent lies outside the data of " + s.name);
-    if (n) ranges.push_back({x->blocks_start, x->blocks_start + n, 0});
-    if (x->fragment == kNoFragment) continue;
-    if (x->fragment >= s.fragments.size())
-      fail("a prefetched extent names fragment " + std::to_string(x->fragment) + ", which " + s.name +
-           " lacks");
-    if (frag_seen[x->fragment]) continue;
-    frag_seen[x->fragment] = true;
-    const Fragment& f = s.fragments[x->fragment];  // checked by add_reuse_source
-    if (uint64_t len = f.size & kSizeMask) ranges.push_back({f.start, f.start + len, 0});
+    if (std::string why = extent_problem(s, *x); !why.empty())
+      fail("a prefetched extent in " + s.name + " " + why);
+    needed_ranges(s, *x, frag_seen, ranges);
   }
   join_prefetch();  // one at a time
   // The blocks in flight first: a file's blocks must stay contiguous.
@@ -238,15 +243,9 @@ void Writer::Impl::copy_source(size_t si, bool every_file) {
   std::vector<Placed> ranges;
   std::vector<uint32_t> frag_new(s.fragments.size(), kNoFragment);
   std::vector<bool> frag_used(s.fragments.size(), false);
-  for (const ReusedFile& r : reused) {
-    if (r.source != static_cast<int>(si) || (!every_file && r.node->links == 0)) continue;
-    if (uint64_t n = stored_bytes(r.x)) ranges.push_back({r.x.blocks_start, r.x.blocks_start + n, 0});
-    if (r.x.fragment != kNoFragment && !frag_used[r.x.fragment]) {
-      frag_used[r.x.fragment] = true;
-      const Fragment& f = s.fragments[r.x.fragment];
-      if (uint64_t n = f.size & kSizeMask) ranges.push_back({f.start, f.start + n, 0});
-    }
-  }
+  for (const ReusedFile& r : reused)
+    if (r.source == static_cast<int>(si) && (every_file || r.node->links > 0))
+      needed_ranges(s, r.x, frag_used, ranges);
   auto by_src = [](const Placed& a, const Placed& b) { return a.src < b.src; };
   std::sort(ranges.begin(), ranges.end(), by_src);
   // Bytes used, each once: what the copies (prefetched or not) hold beyond

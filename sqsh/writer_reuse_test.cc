@@ -216,7 +216,7 @@ TEST_F(WriterReuse, PrefetchedBlocksServeLaterFilesAndWhatNoFileUsesIsCounted) {
     w2.prefetch_reused(id2, {&far});
     ADD_FAILURE() << "an extent past the data was prefetched";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("outside the data"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("lies outside that image's data"), std::string::npos) << e.what();
   }
 }
 

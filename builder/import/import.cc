@@ -542,9 +542,9 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     MergePass p1(job, m);
     Reuse* reuse = job.reuse;
     std::vector<bool> want(job.desc.layers.size(), true);
-    // The shared layers come from the index, never from the source.
     std::function<void()> replay_shared;
     if (reuse) {
+      // The shared layers come from the index, never from the source.
       for (size_t i = 0; i < reuse->shared; ++i) want[i] = false;
       replay_shared = [&p1, reuse] {
         for (size_t i = 0; i < reuse->shared; ++i) {
@@ -555,13 +555,11 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
           std::vector<Entry>().swap(l.entries);  // the merger holds them now (peak RSS)
         }
       };
-    }
-    // The blocks of the shared layers' files OLD holds are copied, on the
-    // Writer's thread of its own, while the merge works out which of them
-    // the image keeps (most: those a new layer replaces or deletes become
-    // unused bytes, counted in the sidecar) and until the data pass has its
-    // new layers compressing (copy_reused_now waits for it there).
-    if (reuse) {
+      // The blocks of the shared layers' files OLD holds are copied, on the
+      // Writer's thread of its own, while the merge works out which of them
+      // the image keeps (most: those a new layer replaces or deletes become
+      // unused bytes, counted in the sidecar) and until the data pass has its
+      // new layers compressing (copy_reused_now waits for it there).
       std::vector<const sqsh::FileExtent*> files;
       files.reserve(reuse->index.extents.size());
       for (const auto& [seq, x] : reuse->index.extents)
