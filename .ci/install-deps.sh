@@ -12,7 +12,7 @@ pkgs=(
   # fuzz targets and the sanitizer pass (docs/fuzzing.md): clang 16 + libFuzzer
   clang-16 libclang-rt-16-dev
   # real tools the tests compare against
-  squashfs-tools squashfs-tools-ng squashfuse fuse3 skopeo docker.io zstd python3 busybox-static
+  squashfs-tools squashfs-tools-ng xfsprogs squashfuse fuse3 skopeo docker.io zstd python3 busybox-static
   gzip xz-utils tar file binutils curl dash ca-certificates
   # a real Slurm cluster on this machine (.ci/start-slurm.sh)
   slurmctld slurmd slurm-client munge

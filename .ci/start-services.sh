@@ -5,6 +5,7 @@
 set -euo pipefail
 "$(dirname "$0")/start-slurm.sh" || echo "slurm: not started (the Slurm tests fail under TRAINIMG_CI)" >&2  # issue 12
 bash "$(dirname "$0")/start-registry.sh"
+bash "$(dirname "$0")/start-reflink.sh" || echo "reflink: no XFS mounted (FdFile.CopiesShareWholeBlocks... skips)" >&2
 sock=/var/run/docker.sock
 # Real Pyxis + Enroot (issue 23): after dockerd and the registry (it pushes
 # its busybox image). If it fails, the Pyxis tests fail under TRAINIMG_CI.

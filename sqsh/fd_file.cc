@@ -495,8 +495,22 @@ int fd_file_copy_in(sqfs_file_t* base, int src_fd, uint64_t src_off, uint64_t le
   };
   bool kernel = true;
   std::vector<char> buf;
+  // Where the two offsets agree modulo 4 KiB, the whole 4 KiB blocks go in
+  // calls of their own, aligned on both sides: a file system with reflinks
+  // (XFS, btrfs) shares only whole blocks and copies a call that starts or
+  // ends inside one in full; the bytes before the first and after the last
+  // whole block are copied.
+  constexpr uint64_t kBlock = 4096;
+  const bool congruent = src_off % kBlock == dst_off % kBlock;
   for (uint64_t done = 0; done < len;) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(len - done, 64u << 20));
+    uint64_t n_want = std::min<uint64_t>(len - done, 64u << 20);
+    if (congruent) {
+      if (const uint64_t mis = (src_off + done) % kBlock; mis != 0)
+        n_want = std::min(n_want, kBlock - mis);  // up to the first whole block
+      else if (n_want >= kBlock)
+        n_want -= n_want % kBlock;  // whole blocks
+    }
+    const size_t want = static_cast<size_t>(n_want);
     if (kernel) {
       loff_t in = static_cast<loff_t>(src_off + done), out = static_cast<loff_t>(dst_off + done);
       ssize_t n = ::copy_file_range(src_fd, &in, f->fd, &out, want, 0);

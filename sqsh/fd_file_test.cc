@@ -7,13 +7,20 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "common/fd.h"
 #include "sqsh/test_support.h"
@@ -193,6 +200,71 @@ TEST(FdFile, ALargeOutputIsSyncedAheadWhileItIsWritten) {
   EXPECT_GT(fd_file_syncs(f), after_writes);
   file.reset();
   EXPECT_TRUE(slurp(path) == bytes + bytes.substr(0, 4u << 20));
+}
+
+// Bytes of [lo, hi) of `fd` in extents the file system marks shared.
+uint64_t shared_bytes(int fd, uint64_t lo, uint64_t hi) {
+  constexpr unsigned kMax = 256;
+  std::vector<char> buf(sizeof(fiemap) + kMax * sizeof(fiemap_extent), 0);
+  auto* fm = reinterpret_cast<fiemap*>(buf.data());
+  fm->fm_start = lo;
+  fm->fm_length = hi - lo;
+  fm->fm_flags = FIEMAP_FLAG_SYNC;
+  fm->fm_extent_count = kMax;
+  if (::ioctl(fd, FS_IOC_FIEMAP, fm) != 0) return 0;
+  uint64_t n = 0;
+  for (unsigned i = 0; i < fm->fm_mapped_extents; ++i) {
+    const fiemap_extent& e = fm->fm_extents[i];
+    const uint64_t a = std::max<uint64_t>(e.fe_logical, lo),
+                   b = std::min<uint64_t>(e.fe_logical + e.fe_length, hi);
+    if ((e.fe_flags & FIEMAP_EXTENT_SHARED) && b > a) n += b - a;
+  }
+  return n;
+}
+
+// On a file system with reflinks (XFS here: .ci/start-reflink.sh mounts one
+// and names it in /tmp/trainimg-ci-reflink, or TRAINIMG_REFLINK_DIR), a copy
+// whose offsets agree modulo 4 KiB but start inside a block shares every
+// whole block it covers: the bytes before the first whole block and after
+// the last are copied in calls of their own. (Until this, block reuse
+// copied every byte there too: the kernel copies a call that starts inside
+// a block in full.)
+TEST(FdFile, CopiesShareWholeBlocksOnAFileSystemWithReflinks) {
+  std::string dir;
+  if (const char* d = std::getenv("TRAINIMG_REFLINK_DIR")) dir = d;
+  if (dir.empty()) {
+    std::ifstream state("/tmp/trainimg-ci-reflink");
+    std::getline(state, dir);
+  }
+  if (dir.empty()) GTEST_SKIP() << "no file system with reflinks (run .ci/start-reflink.sh as root)";
+  std::string tmpl = dir + "/fd-file-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr) << dir;
+  struct Cleanup {
+    std::string d;
+    ~Cleanup() { std::filesystem::remove_all(d); }
+  } cleanup{tmpl};
+  const std::string from = tmpl + "/from", path = tmpl + "/out";
+  std::string bytes(4u << 20, '\0');
+  std::mt19937_64 rng(11);
+  for (char& c : bytes) c = static_cast<char>(rng());
+  { std::ofstream(from, std::ios::binary) << bytes; }
+  UniqueFd src(::open(from.c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_EQ(::fsync(src.get()), 0);
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  FilePtr file = make_fd_file(fd.get(), false, false);
+  sqfs_file_t* f = file.get();
+  ASSERT_TRUE(f);
+  const std::string head(123, 'h');
+  ASSERT_EQ(put(f, 0, head), 0);
+  const uint64_t src_off = 2 * 4096 + 123, len = (3u << 20) + 1000;  // both offsets 123 past a block
+  ASSERT_EQ(fd_file_copy_in(f, src.get(), src_off, len, head.size()), 0);
+  ASSERT_EQ(fd_file_flush(f), 0);
+  EXPECT_EQ(f->get_size(f), head.size() + len);
+  // Whole blocks from 4096 up to the last one the copy fills.
+  const uint64_t lo = 4096, hi = (head.size() + len) / 4096 * 4096;
+  EXPECT_EQ(shared_bytes(fd.get(), lo, hi), hi - lo);
+  file.reset();
+  EXPECT_TRUE(slurp(path) == head + bytes.substr(src_off, len));
 }
 
 }  // namespace
