@@ -240,6 +240,14 @@ class Writer {
   /// are final. Waits for the block processor's blocks in flight; throws
   /// Error inside a file.
   void copy_reused_now(int source);
+  /// As copy_reused_now(), but the bytes are copied on a thread of the
+  /// Writer's own (up to 4 at once; a fifth waits for the oldest), so that
+  /// the caller goes on to its next source while the kernel copies; `keep`
+  /// (the caller's hold on the source, say its file) is released there once
+  /// they are copied. The source must stay readable until then or until
+  /// finish() or the Writer's end, which wait (or stop) and throw a copy's
+  /// error, as does the call that waits for the oldest.
+  void copy_reused_soon(int source, std::shared_ptr<void> keep);
   /// Starts copying the blocks (and fragment blocks) of `files`, extents in
   /// reuse source `source`, after the data written so far, on a thread of
   /// its own, and returns: the files later added from them with

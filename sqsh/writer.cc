@@ -339,6 +339,10 @@ void Writer::copy_reused_now(int source) {
   impl_->guarded([&] { impl_->copy_reused_now(source); });
 }
 
+void Writer::copy_reused_soon(int source, std::shared_ptr<void> keep) {
+  impl_->guarded([&] { impl_->copy_reused_soon(source, std::move(keep)); });
+}
+
 void Writer::prefetch_reused(int source, const std::vector<const FileExtent*>& files) {
   impl_->guarded([&] { impl_->prefetch_reused(source, files); });
 }

@@ -178,7 +178,7 @@ uint64_t Writer::Impl::finish() {
     }
   }
 
-  join_prefetch();
+  join_copies();
   copy_reused();
   // What the block processor read, and the reused files' bytes (copied
   // here or earlier by copy_reused_now).

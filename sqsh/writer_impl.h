@@ -118,19 +118,22 @@ struct Writer::Impl {
   ReuseStats reuse;
   // record_extents: where each file inode was written (write_inode()).
   std::unordered_map<const WNode*, FileExtent> extents;
-  // prefetch_reused(): its copies, on a thread of their own. Declared last:
-  // stopped and joined before anything it writes into goes.
-  struct Prefetch {
+  // Copies on threads of their own (prefetch_reused, copy_reused_soon),
+  // oldest first. Declared last: stopped and joined before anything they
+  // write into goes.
+  struct AsyncCopy {
     int source = -1;
+    std::shared_ptr<void> keep;  ///< the caller's hold on the source: released once copied
     std::atomic<bool> stop{false};
     std::exception_ptr error;
     std::thread thread;
-    ~Prefetch() {
+    ~AsyncCopy() {
       stop = true;
       if (thread.joinable()) thread.join();
     }
   };
-  std::unique_ptr<Prefetch> prefetch;
+  static constexpr size_t kMaxAsyncCopies = 4;
+  std::deque<std::unique_ptr<AsyncCopy>> copies;
 
   [[noreturn]] void fail(const std::string& msg) const { throw Error(name, msg); }
   // Any Error leaves the libsquashfs objects in an unknown state: refuse more.
@@ -185,16 +188,23 @@ struct Writer::Impl {
   /// Copies source `si`'s files' blocks at the end of the file and gives
   /// them their inodes; `every_file`: also those no longer in the tree
   /// (copy_reused_now, before finish() has counted the links).
-  void copy_source(size_t si, bool every_file);
+  /// With `async`, the bytes are copied by start_copy() (the inodes are
+  /// given here all the same), releasing `keep` once done.
+  void copy_source(size_t si, bool every_file, bool async = false, std::shared_ptr<void> keep = {});
   void copy_reused_now(int source);
   void prefetch_reused(int source, const std::vector<const FileExtent*>& files);
-  /// Waits for the prefetch's copies; rethrows their error.
-  void join_prefetch();
-  /// Copies the ranges ([src, end)) of source `s` that no placed range holds
-  /// whole, merged where they touch, at the end of the file, and records
-  /// them in s.placed: reserve_place() works out where (and writes the
-  /// padding before each), copy_placed() copies.
-  void place(ReuseSource& s, std::vector<ReuseSource::Placed> ranges);
+  /// Copies `todo` (placed by reserve_place) from source `source` on a
+  /// thread of its own, then releases `keep`; the oldest copy in flight is
+  /// joined first when kMaxAsyncCopies are.
+  void start_copy(int source, std::vector<ReuseSource::Placed> todo, std::shared_ptr<void> keep);
+  /// Waits for the copies in flight from `source` (every source: -1);
+  /// rethrows the first error.
+  void join_copies(int source = -1);
+  void copy_reused_soon(int source, std::shared_ptr<void> keep);
+  /// Where the ranges ([src, end)) of source `s` that no placed range holds
+  /// whole go, merged where they touch, at the end of the file (the padding
+  /// before each written, the space reserved), recorded in s.placed; the
+  /// ranges to copy are returned, for copy_placed() or start_copy().
   std::vector<ReuseSource::Placed> reserve_place(ReuseSource& s, std::vector<ReuseSource::Placed> ranges);
   /// Returns an error message, or "" once every range is copied (or `stop`).
   std::string copy_placed(int src_fd, const std::string& src_name,

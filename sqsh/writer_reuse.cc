@@ -116,7 +116,7 @@ void Writer::Impl::copy_reused_now(int source) {
   ReuseSource& s = reuse_sources[static_cast<size_t>(source)];
   if (in_file) fail("the blocks of " + s.name + " copied while a file is open");
   if (s.copied) return;
-  if (prefetch && prefetch->source == source) join_prefetch();  // the caller may close the source next
+  join_copies(source);  // a prefetch's: the caller may close the source next
   // The blocks in flight first: a file's blocks must stay contiguous. The
   // fragment block being filled stays in memory (a block of its own later).
   feeder->drain();
@@ -126,15 +126,22 @@ void Writer::Impl::copy_reused_now(int source) {
   std::erase_if(reused, [&](const ReusedFile& r) { return r.source == source; });
 }
 
+void Writer::Impl::copy_reused_soon(int source, std::shared_ptr<void> keep) {
+  if (source < 0 || static_cast<size_t>(source) >= reuse_sources.size()) fail("no such reuse source");
+  ReuseSource& s = reuse_sources[static_cast<size_t>(source)];
+  if (in_file) fail("the blocks of " + s.name + " copied while a file is open");
+  if (s.copied) return;
+  feeder->drain();
+  check_rc(sqfs_block_processor_sync(proc.get()), "writing the data blocks before the reused ones");
+  copy_source(static_cast<size_t>(source), /*every_file=*/true, /*async=*/true, std::move(keep));
+  s.copied = true;
+  std::erase_if(reused, [&](const ReusedFile& r) { return r.source == source; });
+}
+
 void Writer::Impl::copy_reused() {
   for (size_t si = 0; si < reuse_sources.size(); ++si)
     if (!reuse_sources[si].copied) copy_source(si, /*every_file=*/false);
   reused.clear();
-}
-
-void Writer::Impl::place(ReuseSource& s, std::vector<ReuseSource::Placed> ranges) {
-  if (std::string e = copy_placed(s.fd, s.name, reserve_place(s, std::move(ranges)), nullptr); !e.empty())
-    fail(e);
 }
 
 std::vector<Writer::Impl::ReuseSource::Placed> Writer::Impl::reserve_place(
@@ -195,12 +202,42 @@ std::string Writer::Impl::copy_placed(int src_fd, const std::string& src_name,
   return "";
 }
 
-void Writer::Impl::join_prefetch() {
-  if (!prefetch) return;
-  prefetch->thread.join();
-  std::exception_ptr e = prefetch->error;
-  prefetch.reset();
-  if (e) std::rethrow_exception(e);
+void Writer::Impl::start_copy(int source, std::vector<ReuseSource::Placed> todo, std::shared_ptr<void> keep) {
+  while (copies.size() >= kMaxAsyncCopies) {
+    std::unique_ptr<AsyncCopy> c = std::move(copies.front());
+    copies.pop_front();
+    c->thread.join();
+    if (c->error) std::rethrow_exception(c->error);
+  }
+  const ReuseSource& s = reuse_sources[static_cast<size_t>(source)];
+  auto c = std::make_unique<AsyncCopy>();
+  c->source = source;
+  c->keep = std::move(keep);
+  AsyncCopy* raw = c.get();
+  // The source's fd and name by value: reuse_sources may grow meanwhile.
+  c->thread = std::thread([this, raw, fd = s.fd, src_name = s.name, todo = std::move(todo)] {
+    try {
+      if (std::string e = copy_placed(fd, src_name, todo, &raw->stop); !e.empty()) fail(e);
+    } catch (...) {
+      raw->error = std::current_exception();
+    }
+    raw->keep.reset();
+  });
+  copies.push_back(std::move(c));
+}
+
+void Writer::Impl::join_copies(int source) {
+  std::exception_ptr first;
+  for (auto it = copies.begin(); it != copies.end();) {
+    if (source >= 0 && (*it)->source != source) {
+      ++it;
+      continue;
+    }
+    (*it)->thread.join();
+    if ((*it)->error && !first) first = (*it)->error;
+    it = copies.erase(it);
+  }
+  if (first) std::rethrow_exception(first);
 }
 
 void Writer::Impl::prefetch_reused(int source, const std::vector<const FileExtent*>& files) {
@@ -215,26 +252,13 @@ void Writer::Impl::prefetch_reused(int source, const std::vector<const FileExten
       fail("a prefetched extent in " + s.name + " " + why);
     needed_ranges(s, *x, frag_seen, ranges);
   }
-  join_prefetch();  // one at a time
   // The blocks in flight first: a file's blocks must stay contiguous.
   feeder->drain();
   check_rc(sqfs_block_processor_sync(proc.get()), "writing the data blocks before the reused ones");
-  auto p = std::make_unique<Prefetch>();
-  p->source = source;
-  std::vector<ReuseSource::Placed> todo = reserve_place(s, std::move(ranges));
-  Prefetch* raw = p.get();
-  // The source's fd and name by value: reuse_sources may grow meanwhile.
-  p->thread = std::thread([this, raw, fd = s.fd, src_name = s.name, todo = std::move(todo)] {
-    try {
-      if (std::string e = copy_placed(fd, src_name, todo, &raw->stop); !e.empty()) fail(e);
-    } catch (...) {
-      raw->error = std::current_exception();
-    }
-  });
-  prefetch = std::move(p);
+  start_copy(source, reserve_place(s, std::move(ranges)), nullptr);
 }
 
-void Writer::Impl::copy_source(size_t si, bool every_file) {
+void Writer::Impl::copy_source(size_t si, bool every_file, bool async, std::shared_ptr<void> keep) {
   ReuseSource& s = reuse_sources[si];
   using Placed = ReuseSource::Placed;
   // What this image uses: in finish(), the files still linked (one replaced
@@ -256,7 +280,10 @@ void Writer::Impl::copy_source(size_t si, bool every_file) {
     if (r.end > from) used += r.end - from;
     covered_to = std::max(covered_to, r.end);
   }
-  place(s, ranges);
+  std::vector<Placed> todo = reserve_place(s, std::move(ranges));
+  if (!async) {
+    if (std::string e = copy_placed(s.fd, s.name, todo, nullptr); !e.empty()) fail(e);
+  }
   s.stats.unused_bytes = s.stats.copied_bytes > used ? s.stats.copied_bytes - used : 0;
   reuse.unused_bytes += s.stats.unused_bytes;
   // Where `src` (a range of `len` bytes a placed range holds whole) landed.
@@ -309,6 +336,7 @@ void Writer::Impl::copy_source(size_t si, bool every_file) {
     s.stats.files++;
     s.stats.file_bytes += x.size;
   }
+  if (async) start_copy(static_cast<int>(si), std::move(todo), std::move(keep));
 }
 
 }  // namespace trainimg::sqsh

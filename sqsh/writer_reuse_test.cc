@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
+#include <memory>
+#include <utility>
 
 #include "common/error.h"
 #include "common/fd.h"
@@ -252,6 +255,74 @@ TEST_F(WriterReuse, PrefetchErrorSurfacesAtTheNextCopyAndAWriterGoneStopsIt) {
     const int id = w.add_reuse_source(src.get(), src_path_, img.info(), img.fragments());
     w.prefetch_reused(id, {&extents_["/a"], &extents_["/c"]});
   }  // no finish(): the destructor stops the copy (ASan: nothing used after it is gone)
+}
+
+// copy_reused_soon(): six sources (more than the four copies in flight at
+// once), each copied on a thread of the Writer's and its `keep` released
+// once copied; the files land in call order, ahead of what is written next,
+// and read back; finish() waits for every copy. A source cut short fails
+// finish() with the copy's error, and its `keep` is released all the same.
+TEST_F(WriterReuse, CopiedSoonOnTheWritersThreadsTheFilesReadBackAndEachHoldIsReleased) {
+  UniqueFd src(::open(src_path_.c_str(), O_RDONLY | O_CLOEXEC));
+  Image img(src.get(), src_path_);
+  struct Hold {  // the caller's hold on a source: its fd
+    Hold(UniqueFd f, std::atomic<int>* r) : fd(std::move(f)), released(r) {}
+    Hold(const Hold&) = delete;
+    ~Hold() { ++*released; }
+    UniqueFd fd;
+    std::atomic<int>* released;
+  };
+  std::atomic<int> released{0};
+  const std::string out = tmp_ / "soon.sqsh";
+  {
+    UniqueFd fd(::open(out.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    Writer w(fd.get(), out, options());
+    for (int i = 0; i < 6; ++i) {
+      UniqueFd own(::open(src_path_.c_str(), O_RDONLY | O_CLOEXEC));
+      const int id = w.add_reuse_source(own.get(), src_path_, img.info(), img.fragments());
+      w.add_reused_file(file("/s" + std::to_string(i) + "/a", source_files().at("/a").size()), id,
+                        extents_["/a"]);
+      w.add_reused_file(file("/s" + std::to_string(i) + "/b", source_files().at("/b").size()), id,
+                        extents_["/b"]);
+      w.copy_reused_soon(id, std::make_shared<Hold>(std::move(own), &released));
+    }
+    put(w, "/own", testing::make_bytes(kBs + 9, false, 5));
+    w.finish();
+    EXPECT_EQ(released.load(), 6);
+    for (int i = 1; i < 6; ++i)
+      EXPECT_LT(w.extent("/s" + std::to_string(i - 1) + "/a")->blocks_start,
+                w.extent("/s" + std::to_string(i) + "/a")->blocks_start);
+    EXPECT_LT(w.extent("/s5/a")->blocks_start, w.extent("/own")->blocks_start);
+  }
+  UniqueFd rd(::open(out.c_str(), O_RDONLY | O_CLOEXEC));
+  Image back(rd.get(), out);
+  auto got = testing::read_image(back);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(got["/s" + std::to_string(i) + "/a"].content, source_files().at("/a")) << i;
+    EXPECT_EQ(got["/s" + std::to_string(i) + "/b"].content, source_files().at("/b")) << i;
+  }
+  auto r = testing::run("unsquashfs -cat " + testing::quote(out) + " s5/a 2>/dev/null");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_EQ(r.output, source_files().at("/a"));
+
+  const std::string cut = tmp_ / "cut-soon.sqsh";
+  std::filesystem::copy_file(src_path_, cut);
+  ASSERT_EQ(::truncate(cut.c_str(), static_cast<off_t>(extents_["/a"].blocks_start + 10)), 0);
+  released = 0;
+  const std::string out2 = tmp_ / "soon-cut.sqsh";
+  UniqueFd fd2(::open(out2.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  Writer w2(fd2.get(), out2, options());
+  UniqueFd cut_fd(::open(cut.c_str(), O_RDONLY | O_CLOEXEC));
+  const int id = w2.add_reuse_source(cut_fd.get(), cut, img.info(), img.fragments());
+  w2.add_reused_file(file("/a", source_files().at("/a").size()), id, extents_["/a"]);
+  w2.copy_reused_soon(id, std::make_shared<Hold>(UniqueFd(), &released));
+  try {
+    w2.finish();
+    ADD_FAILURE() << "a copy from a file cut short succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("copying the blocks of " + cut), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(released.load(), 1);
 }
 
 }  // namespace

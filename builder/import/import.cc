@@ -520,10 +520,11 @@ void write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
           w.add_reused_file(f.node, id, std::move(f.extent));
         }
         std::vector<SegmentFile>().swap(l.files);
-        // Copied now, while the other layers compress, and closed: a segment
-        // file gone before the kernel wrote it back costs the disk nothing.
-        w.copy_reused_now(id);
-        seg.file.reset();
+        // Copied now, while the other layers compress, on the Writer's
+        // threads (the next segment is joined meanwhile), and closed once
+        // copied: a segment file gone before the kernel wrote it back costs
+        // the disk nothing.
+        w.copy_reused_soon(id, std::shared_ptr<AtomicFile>(std::move(seg.file)));
       },
       // The earlier image's blocks (lend_blocks) are copied while the new
       // layers compress, ahead of their segments: their files are final.
