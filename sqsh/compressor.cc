@@ -24,19 +24,13 @@ struct Store {
 void store_get_configuration(const sqfs_compressor_t* base, sqfs_compressor_config_t* cfg) {
   *cfg = reinterpret_cast<const Store*>(base)->cfg;
 }
-int store_write_options(sqfs_compressor_t*, sqfs_file_t*) {
-  return 0;
-}
-int store_read_options(sqfs_compressor_t*, sqfs_file_t*) {
-  return 0;
-}
+int store_write_options(sqfs_compressor_t*, sqfs_file_t*) { return 0; }
+int store_read_options(sqfs_compressor_t*, sqfs_file_t*) { return 0; }
 // 0 = "not smaller than the input": the caller stores the block raw.
 sqfs_s32 store_do_block(sqfs_compressor_t*, const sqfs_u8*, sqfs_u32, sqfs_u8*, sqfs_u32) {
   return 0;
 }
-void store_destroy(sqfs_object_t* base) {
-  delete reinterpret_cast<Store*>(base);
-}
+void store_destroy(sqfs_object_t* base) { delete reinterpret_cast<Store*>(base); }
 sqfs_object_t* store_copy(const sqfs_object_t* base) {
   auto* c = new (std::nothrow) Store(*reinterpret_cast<const Store*>(base));
   return reinterpret_cast<sqfs_object_t*>(c);
@@ -73,9 +67,7 @@ struct RawFull {
   uint32_t block_size;
 };
 
-RawFull* raw_self(sqfs_compressor_t* c) {
-  return reinterpret_cast<RawFull*>(c);
-}
+RawFull* raw_self(sqfs_compressor_t* c) { return reinterpret_cast<RawFull*>(c); }
 
 void raw_get_configuration(const sqfs_compressor_t* base, sqfs_compressor_config_t* cfg) {
   const RawFull* r = reinterpret_cast<const RawFull*>(base);
@@ -87,8 +79,7 @@ int raw_write_options(sqfs_compressor_t* base, sqfs_file_t* f) {
 int raw_read_options(sqfs_compressor_t* base, sqfs_file_t* f) {
   return raw_self(base)->inner->read_options(raw_self(base)->inner, f);
 }
-sqfs_s32 raw_do_block(sqfs_compressor_t* base, const sqfs_u8* in, sqfs_u32 size, sqfs_u8* out,
-                      sqfs_u32 outsize) {
+sqfs_s32 raw_do_block(sqfs_compressor_t* base, const sqfs_u8* in, sqfs_u32 size, sqfs_u8* out, sqfs_u32 outsize) {
   RawFull* r = raw_self(base);
   if (size >= r->block_size) return 0;
   return r->inner->do_block(r->inner, in, size, out, outsize);

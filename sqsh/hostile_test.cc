@@ -3,11 +3,12 @@
 // naming the file and what is wrong, never a crash or another exception.
 // Run under TRAINIMG_SANITIZE=ON in CI.
 #include <fcntl.h>
-#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <random>
+
+#include <gtest/gtest.h>
 
 #include "common/error.h"
 #include "common/fd.h"
@@ -38,9 +39,7 @@ std::string mksquashfs_image(TempDir& tmp, const std::string& args = "-comp gzip
   return testing::read_whole(img);
 }
 
-void put_u64(std::string& s, size_t off, uint64_t v) {
-  std::memcpy(s.data() + off, &v, 8);
-}
+void put_u64(std::string& s, size_t off, uint64_t v) { std::memcpy(s.data() + off, &v, 8); }
 uint64_t get_u64(const std::string& s, size_t off) {
   uint64_t v;
   std::memcpy(&v, s.data() + off, 8);
@@ -54,12 +53,10 @@ TEST(HostileImage, MissingFileNamesTheErrno) {
 TEST(HostileImage, GarbageAndEmptyFilesAreNotSquashfs) {
   TempDir tmp;
   testing::write_file(tmp / "garbage", testing::make_bytes(8192, false));
-  EXPECT_EQ(error_of(tmp / "garbage"),
-            tmp / "garbage" + ": not a squashfs image: no \"hsqs\" magic at offset 0");
+  EXPECT_EQ(error_of(tmp / "garbage"), tmp / "garbage" + ": not a squashfs image: no \"hsqs\" magic at offset 0");
   testing::write_file(tmp / "empty", "");
-  EXPECT_EQ(
-      error_of(tmp / "empty"),
-      tmp / "empty" + ": not a squashfs image: 0 bytes, too short for the 96-byte super block at offset 0");
+  EXPECT_EQ(error_of(tmp / "empty"),
+            tmp / "empty" + ": not a squashfs image: 0 bytes, too short for the 96-byte super block at offset 0");
 }
 
 TEST(HostileImage, TruncatedImageSaysHowMuchIsMissing) {
@@ -68,9 +65,9 @@ TEST(HostileImage, TruncatedImageSaysHowMuchIsMissing) {
   std::string cut = img.substr(0, img.size() / 2);
   testing::write_file(tmp / "cut.sqsh", cut);
   std::string bytes_used = std::to_string(get_u64(img, 40));
-  EXPECT_EQ(error_of(tmp / "cut.sqsh"),
-            tmp / "cut.sqsh" + ": truncated image: the super block says " + bytes_used +
-                " bytes are used (field at offset 40), the file has " + std::to_string(cut.size()));
+  EXPECT_EQ(error_of(tmp / "cut.sqsh"), tmp / "cut.sqsh" + ": truncated image: the super block says " + bytes_used +
+                                            " bytes are used (field at offset 40), the file has " +
+                                            std::to_string(cut.size()));
 }
 
 TEST(HostileImage, CorruptTableOffsetsNameTheField) {
@@ -133,9 +130,8 @@ TEST(HostileImage, DirectoryLoopIsRefused) {
   std::memcpy(img.data() + entry, &off, 2);
   std::memcpy(img.data() + header + 4, &block, 4);
   testing::write_file(path, img);
-  EXPECT_EQ(error_of(path), path +
-                                ": corrupt directory tree: /loopdir/zzchild is a directory reached twice "
-                                "(loop or directory hard link)");
+  EXPECT_EQ(error_of(path), path + ": corrupt directory tree: /loopdir/zzchild is a directory reached twice "
+                                   "(loop or directory hard link)");
 }
 
 // Random corruption (4 bytes) after the super block: every

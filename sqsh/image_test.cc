@@ -86,17 +86,16 @@ TEST_P(MksquashfsImage, ReadsEveryEntryAndByte) {
 
 INSTANTIATE_TEST_SUITE_P(
     Compressors, MksquashfsImage,
-    ::testing::Values(
-        MksquashfsCase{"gzip", "-comp gzip", Compressor::Gzip, true},
-        MksquashfsCase{"xz", "-comp xz", Compressor::Xz, true},
-        MksquashfsCase{"lzo", "-comp lzo", Compressor::Lzo, true},
-        MksquashfsCase{"lzo_noD_enroot", "-comp lzo -noD -all-root", Compressor::Lzo, false},
-        MksquashfsCase{"lzo1x_1", "-comp lzo -Xalgorithm lzo1x_1", Compressor::Lzo, true},
-        MksquashfsCase{"lzo1x_1_15", "-comp lzo -Xalgorithm lzo1x_1_15", Compressor::Lzo, true},
-        MksquashfsCase{"lzo999_level3", "-comp lzo -Xcompression-level 3", Compressor::Lzo, true},
-        MksquashfsCase{"zstd_pyxis", "-comp zstd -Xcompression-level 3 -b 1M", Compressor::Zstd, true},
-        MksquashfsCase{"lz4", "-comp lz4", Compressor::Lz4, true},
-        MksquashfsCase{"lz4hc", "-comp lz4 -Xhc", Compressor::Lz4, true}),
+    ::testing::Values(MksquashfsCase{"gzip", "-comp gzip", Compressor::Gzip, true},
+                      MksquashfsCase{"xz", "-comp xz", Compressor::Xz, true},
+                      MksquashfsCase{"lzo", "-comp lzo", Compressor::Lzo, true},
+                      MksquashfsCase{"lzo_noD_enroot", "-comp lzo -noD -all-root", Compressor::Lzo, false},
+                      MksquashfsCase{"lzo1x_1", "-comp lzo -Xalgorithm lzo1x_1", Compressor::Lzo, true},
+                      MksquashfsCase{"lzo1x_1_15", "-comp lzo -Xalgorithm lzo1x_1_15", Compressor::Lzo, true},
+                      MksquashfsCase{"lzo999_level3", "-comp lzo -Xcompression-level 3", Compressor::Lzo, true},
+                      MksquashfsCase{"zstd_pyxis", "-comp zstd -Xcompression-level 3 -b 1M", Compressor::Zstd, true},
+                      MksquashfsCase{"lz4", "-comp lz4", Compressor::Lz4, true},
+                      MksquashfsCase{"lz4hc", "-comp lz4 -Xhc", Compressor::Lz4, true}),
     [](const ::testing::TestParamInfo<MksquashfsCase>& i) { return std::string(i.param.name); });
 
 // The fixture tree, made in `tmp`/root, as `tmp`/img.sqsh by mksquashfs `flags`.

@@ -47,8 +47,7 @@ InodePtr Image::Impl::read_inode(uint64_t ref, const std::string& where) {
     for (uint32_t i = 0; i < d.inodex_count; ++i) {
       sqfs_dir_index_t ent;
       ok(sqfs_meta_reader_read(inodes.get(), &ent, sizeof ent));
-      if (ent.size >= kMaxName)
-        fail(ctx() + ": absurd directory index name length " + std::to_string(ent.size + 1ull));
+      if (ent.size >= kMaxName) fail(ctx() + ": absurd directory index name length " + std::to_string(ent.size + 1ull));
       char name[kMaxName];
       ok(sqfs_meta_reader_read(inodes.get(), name, ent.size + 1));
     }
@@ -104,18 +103,9 @@ Node Image::Impl::to_node(const sqfs_inode_generic_t& in, std::string path) {
   };
   const auto& d = in.data;
   switch (in.base.type) {
-    case SQFS_INODE_DIR:
-      n.type = NodeType::Dir;
-      n.nlink = d.dir.nlink;
-      break;
-    case SQFS_INODE_EXT_DIR:
-      n.type = NodeType::Dir;
-      n.nlink = d.dir_ext.nlink;
-      break;
-    case SQFS_INODE_FILE:
-      n.type = NodeType::File;
-      n.size = d.file.file_size;
-      break;
+    case SQFS_INODE_DIR: n.type = NodeType::Dir; n.nlink = d.dir.nlink; break;
+    case SQFS_INODE_EXT_DIR: n.type = NodeType::Dir; n.nlink = d.dir_ext.nlink; break;
+    case SQFS_INODE_FILE: n.type = NodeType::File; n.size = d.file.file_size; break;
     case SQFS_INODE_EXT_FILE:
       n.type = NodeType::File;
       n.size = d.file_ext.file_size;
@@ -127,36 +117,12 @@ Node Image::Impl::to_node(const sqfs_inode_generic_t& in, std::string path) {
       n.nlink = d.slink.nlink;
       n.link_target.assign(reinterpret_cast<const char*>(in.extra), d.slink.target_size);
       break;
-    case SQFS_INODE_BDEV:
-      n.type = NodeType::BlockDev;
-      n.nlink = d.dev.nlink;
-      dev(d.dev.devno);
-      break;
-    case SQFS_INODE_EXT_BDEV:
-      n.type = NodeType::BlockDev;
-      n.nlink = d.dev_ext.nlink;
-      dev(d.dev_ext.devno);
-      break;
-    case SQFS_INODE_CDEV:
-      n.type = NodeType::CharDev;
-      n.nlink = d.dev.nlink;
-      dev(d.dev.devno);
-      break;
-    case SQFS_INODE_EXT_CDEV:
-      n.type = NodeType::CharDev;
-      n.nlink = d.dev_ext.nlink;
-      dev(d.dev_ext.devno);
-      break;
-    case SQFS_INODE_FIFO:
-    case SQFS_INODE_EXT_FIFO:
-      n.type = NodeType::Fifo;
-      n.nlink = d.ipc.nlink;
-      break;
-    case SQFS_INODE_SOCKET:
-    case SQFS_INODE_EXT_SOCKET:
-      n.type = NodeType::Socket;
-      n.nlink = d.ipc.nlink;
-      break;
+    case SQFS_INODE_BDEV: n.type = NodeType::BlockDev; n.nlink = d.dev.nlink; dev(d.dev.devno); break;
+    case SQFS_INODE_EXT_BDEV: n.type = NodeType::BlockDev; n.nlink = d.dev_ext.nlink; dev(d.dev_ext.devno); break;
+    case SQFS_INODE_CDEV: n.type = NodeType::CharDev; n.nlink = d.dev.nlink; dev(d.dev.devno); break;
+    case SQFS_INODE_EXT_CDEV: n.type = NodeType::CharDev; n.nlink = d.dev_ext.nlink; dev(d.dev_ext.devno); break;
+    case SQFS_INODE_FIFO: case SQFS_INODE_EXT_FIFO: n.type = NodeType::Fifo; n.nlink = d.ipc.nlink; break;
+    case SQFS_INODE_SOCKET: case SQFS_INODE_EXT_SOCKET: n.type = NodeType::Socket; n.nlink = d.ipc.nlink; break;
     default: fail("corrupt inode of " + n.path + ": unknown type " + std::to_string(in.base.type));
   }
   read_xattrs(in, n);

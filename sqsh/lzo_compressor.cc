@@ -22,16 +22,16 @@ struct Algorithm {
 };
 
 const Algorithm kAlgorithms[] = {
-    {lzo1x_1_compress, LZO1X_1_MEM_COMPRESS},       {lzo1x_1_11_compress, LZO1X_1_11_MEM_COMPRESS},
-    {lzo1x_1_12_compress, LZO1X_1_12_MEM_COMPRESS}, {lzo1x_1_15_compress, LZO1X_1_15_MEM_COMPRESS},
+    {lzo1x_1_compress, LZO1X_1_MEM_COMPRESS},
+    {lzo1x_1_11_compress, LZO1X_1_11_MEM_COMPRESS},
+    {lzo1x_1_12_compress, LZO1X_1_12_MEM_COMPRESS},
+    {lzo1x_1_15_compress, LZO1X_1_15_MEM_COMPRESS},
     {lzo1x_999_compress, LZO1X_999_MEM_COMPRESS},
 };
 constexpr unsigned kNumAlgorithms = sizeof(kAlgorithms) / sizeof(kAlgorithms[0]);
 
 // liblzo2 does not bound its output: the worst case for incompressible input.
-constexpr size_t lzo_max_size(size_t n) {
-  return n + n / 16 + 64 + 3;
-}
+constexpr size_t lzo_max_size(size_t n) { return n + n / 16 + 64 + 3; }
 
 struct OptionsBlock {
   uint32_t algorithm;
@@ -50,12 +50,8 @@ struct Lzo {
   std::vector<unsigned char> scratch;  // worst-case output, copied when it fits
 };
 
-Lzo* self(sqfs_compressor_t* c) {
-  return reinterpret_cast<Lzo*>(c);
-}
-const Lzo* self(const sqfs_compressor_t* c) {
-  return reinterpret_cast<const Lzo*>(c);
-}
+Lzo* self(sqfs_compressor_t* c) { return reinterpret_cast<Lzo*>(c); }
+const Lzo* self(const sqfs_compressor_t* c) { return reinterpret_cast<const Lzo*>(c); }
 
 bool valid(uint32_t algorithm, uint32_t level) {
   if (algorithm >= kNumAlgorithms) return false;
@@ -109,8 +105,8 @@ sqfs_s32 lzo_compress(sqfs_compressor_t* base, const sqfs_u8* in, sqfs_u32 size,
   lzo_uint len = z->scratch.size();
   int rc;
   if (z->algorithm == SQFS_LZO1X_999 && z->level != SQFS_LZO_DEFAULT_LEVEL) {
-    rc = lzo1x_999_compress_level(in, size, z->scratch.data(), &len, z->work.data(), nullptr, 0, nullptr,
-                                  static_cast<int>(z->level));
+    rc = lzo1x_999_compress_level(in, size, z->scratch.data(), &len, z->work.data(), nullptr, 0,
+                                  nullptr, static_cast<int>(z->level));
   } else {
     rc = kAlgorithms[z->algorithm].compress(in, size, z->scratch.data(), &len, z->work.data());
   }
@@ -130,9 +126,7 @@ sqfs_s32 lzo_uncompress(sqfs_compressor_t*, const sqfs_u8* in, sqfs_u32 size, sq
   return static_cast<sqfs_s32>(len);
 }
 
-void lzo_destroy(sqfs_object_t* base) {
-  delete reinterpret_cast<Lzo*>(base);
-}
+void lzo_destroy(sqfs_object_t* base) { delete reinterpret_cast<Lzo*>(base); }
 
 sqfs_object_t* lzo_copy(const sqfs_object_t* base) {
   // Block processor workers each get a copy: own work memory and scratch.

@@ -41,8 +41,8 @@ int gen(const std::string& out, uint64_t files, uint64_t bytes) {
   }
   for (uint64_t i = 0; i < files; ++i) {
     sqsh::Node n;
-    n.path = "/usr/lib/python3/dist-packages/pkg" + std::to_string(i % 2000) + "/sub" +
-             std::to_string(i % 7) + "/deep/mod" + std::to_string(i) + ".py";
+    n.path = "/usr/lib/python3/dist-packages/pkg" + std::to_string(i % 2000) + "/sub" + std::to_string(i % 7) +
+             "/deep/mod" + std::to_string(i) + ".py";
     n.mode = 0644;
     n.mtime = 1700000000;
     // Every 1000th file is large, the rest share what is left.
@@ -60,8 +60,8 @@ int gen(const std::string& out, uint64_t files, uint64_t bytes) {
     w.end_file();
   }
   uint64_t total = w.finish();
-  std::printf("wrote %s: %llu files, %llu bytes of image\n", out.c_str(),
-              static_cast<unsigned long long>(files), static_cast<unsigned long long>(total));
+  std::printf("wrote %s: %llu files, %llu bytes of image\n", out.c_str(), static_cast<unsigned long long>(files),
+              static_cast<unsigned long long>(total));
   return 0;
 }
 
@@ -85,8 +85,7 @@ int list(const std::string& path) {
 int main(int argc, char** argv) {
   try {
     std::string mode = argc > 1 ? argv[1] : "";
-    if (mode == "gen" && argc == 5)
-      return gen(argv[2], std::strtoull(argv[3], nullptr, 10), std::strtoull(argv[4], nullptr, 10));
+    if (mode == "gen" && argc == 5) return gen(argv[2], std::strtoull(argv[3], nullptr, 10), std::strtoull(argv[4], nullptr, 10));
     if (mode == "list" && argc == 3) return list(argv[2]);
     std::fprintf(stderr, "usage: sqsh_perftest gen OUT FILES BYTES | list IMAGE\n");
     return 2;

@@ -26,9 +26,8 @@ ImageInfo verify(int fd, const std::string& name) {
   Counter c;
   img.walk(c);
   if (c.inodes != img.info().inode_count) {
-    throw Error(name, "verification failed: the super block counts " +
-                          std::to_string(img.info().inode_count) + " inodes, the directory tree reaches " +
-                          std::to_string(c.inodes));
+    throw Error(name, "verification failed: the super block counts " + std::to_string(img.info().inode_count) +
+                          " inodes, the directory tree reaches " + std::to_string(c.inodes));
   }
   return img.info();
 }

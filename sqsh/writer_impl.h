@@ -201,6 +201,11 @@ struct Writer::Impl {
   /// rethrows the first error.
   void join_copies(int source = -1);
   void copy_reused_soon(int source, std::shared_ptr<void> keep);
+  /// copy_reused_now() (after joining the source's copies in flight) or,
+  /// with `async`, copy_reused_soon().
+  void copy_whole_source(int source, bool async, std::shared_ptr<void> keep);
+  /// Waits for the block processor's blocks in flight (reused blocks go after).
+  void drain_blocks();
   /// Where the ranges ([src, end)) of source `s` that no placed range holds
   /// whole go, merged where they touch, at the end of the file (the padding
   /// before each written, the space reserved), recorded in s.placed; the

@@ -112,30 +112,30 @@ void Writer::Impl::add_reused_file(const Node& n, int source, FileExtent x) {
 }
 
 void Writer::Impl::copy_reused_now(int source) {
+  copy_whole_source(source, /*async=*/false, nullptr);
+}
+
+void Writer::Impl::copy_reused_soon(int source, std::shared_ptr<void> keep) {
+  copy_whole_source(source, /*async=*/true, std::move(keep));
+}
+
+void Writer::Impl::copy_whole_source(int source, bool async, std::shared_ptr<void> keep) {
   if (source < 0 || static_cast<size_t>(source) >= reuse_sources.size()) fail("no such reuse source");
   ReuseSource& s = reuse_sources[static_cast<size_t>(source)];
   if (in_file) fail("the blocks of " + s.name + " copied while a file is open");
   if (s.copied) return;
-  join_copies(source);  // a prefetch's: the caller may close the source next
-  // The blocks in flight first: a file's blocks must stay contiguous. The
-  // fragment block being filled stays in memory (a block of its own later).
-  feeder->drain();
-  check_rc(sqfs_block_processor_sync(proc.get()), "writing the data blocks before the reused ones");
-  copy_source(static_cast<size_t>(source), /*every_file=*/true);
+  if (!async) join_copies(source);  // a prefetch's: the caller may close the source next
+  drain_blocks();
+  copy_source(static_cast<size_t>(source), /*every_file=*/true, async, std::move(keep));
   s.copied = true;
   std::erase_if(reused, [&](const ReusedFile& r) { return r.source == source; });
 }
 
-void Writer::Impl::copy_reused_soon(int source, std::shared_ptr<void> keep) {
-  if (source < 0 || static_cast<size_t>(source) >= reuse_sources.size()) fail("no such reuse source");
-  ReuseSource& s = reuse_sources[static_cast<size_t>(source)];
-  if (in_file) fail("the blocks of " + s.name + " copied while a file is open");
-  if (s.copied) return;
+void Writer::Impl::drain_blocks() {
+  // The blocks in flight first: a file's blocks must stay contiguous. The
+  // fragment block being filled stays in memory (a block of its own later).
   feeder->drain();
   check_rc(sqfs_block_processor_sync(proc.get()), "writing the data blocks before the reused ones");
-  copy_source(static_cast<size_t>(source), /*every_file=*/true, /*async=*/true, std::move(keep));
-  s.copied = true;
-  std::erase_if(reused, [&](const ReusedFile& r) { return r.source == source; });
 }
 
 void Writer::Impl::copy_reused() {
@@ -252,9 +252,7 @@ void Writer::Impl::prefetch_reused(int source, const std::vector<const FileExten
       fail("a prefetched extent in " + s.name + " " + why);
     needed_ranges(s, *x, frag_seen, ranges);
   }
-  // The blocks in flight first: a file's blocks must stay contiguous.
-  feeder->drain();
-  check_rc(sqfs_block_processor_sync(proc.get()), "writing the data blocks before the reused ones");
+  drain_blocks();
   start_copy(source, reserve_place(s, std::move(ranges)), nullptr);
 }
 
