@@ -2,14 +2,18 @@
 // The import pipeline: source -> merged view -> enroot's fix-ups and files ->
 // sqsh::Writer on a partial file -> read-back -> rename -> sidecar.
 //
-// Passes. A layered source with more than one layer is walked twice: first
-// metadata only (LayerMerger; file data is skipped, seeked over where the
-// format allows), then again streaming only the bytes of the versions that
-// won into the writer. A single stream (dockerd's export, a one-layer image,
-// a rootfs directory) is walked once, each file written as it comes; should
-// that stream later replace or delete a file already written (a duplicate
-// tar member), the output is thrown away and the source walked again in two
-// passes, so the image never carries dead bytes.
+// Passes. A layered source with more than one layer is read once: each
+// layer (side by side where the source can read one alone) is merged
+// (LayerMerger) and, as it is read, every regular file of it compressed into
+// a segment of that layer (segments.h), before the merge knows which of them
+// win; then only the blocks of the versions that won are copied into the
+// image (docs/import.md, "One read per layer"). Block reuse reads a layer
+// again only for a file the earlier image lacks. A single stream (dockerd's
+// export, a one-layer image, a rootfs directory) is walked once, each file
+// written as it comes; should that stream later replace or delete a file
+// already written (a duplicate tar member), the output is thrown away and the
+// source read again as a layered one, so no data block of the image belongs
+// to a file no path uses (a fragment block may carry such a file's tail).
 //
 // Times. One reference time is the mtime of every file and directory the
 // import generates: SOURCE_DATE_EPOCH when set; else, for dockerd://, the
@@ -152,6 +156,9 @@ struct Job {
   struct Reuse* reuse = nullptr;
   /// Walk position of each layer's first entry (filled by the merge pass).
   std::vector<uint64_t> layer_first{};
+  /// The layers the merge pass read, their files compressed as it read them
+  /// (by layer index; empty for the layers it did not read).
+  std::vector<std::optional<CompressedLayer>> compressed{};
 
   sqsh::Node node(const Entry& e) const { return to_node(e, fix, clamp); }
   /// A view's node at `path` (its key).
@@ -174,8 +181,7 @@ struct Job {
     std::lock_guard<std::mutex> lock(report_mu);
     prog.files++;
     prog.bytes += bytes;
-    if (prog.files % 1024 == 0) {
-      prog.phase = "data";
+    if (prog.files % 1024 == 0) {  // in the phase that writes it: "merge" (one read per layer) or "data"
       prog.image_digest = desc.digest;
       if (progress) progress(prog);
     }
@@ -274,6 +280,41 @@ class MergePass : public inspect::LayerVisitor {
   Job& job_;
   LayerMerger& m_;
   uint64_t seq_ = 0;
+};
+
+// The merge pass over a walk in layer order that compresses each layer's
+// files as it reads them (CompressedLayer), for the sources that cannot read
+// a layer on its own: the same segments as the layers read side by side.
+class CompressingMerge : public inspect::LayerVisitor {
+ public:
+  CompressingMerge(Job& job, MergePass& p, const SegmentOptions& so) : job_(job), p_(p), so_(so) {}
+  void begin_layer(const std::string& id, size_t index) override {
+    p_.begin_layer(id, index);
+    c_.emplace(index, so_, so_.jobs, done_);
+    index_ = index;
+  }
+  bool entry(const Entry& e) override {
+    p_.entry(e);
+    return c_ && c_->entry(e);
+  }
+  void content(const Entry& e, inspect::ContentReader& r) override {
+    if (c_) c_->content(e, r);
+  }
+  void end_layer(const std::string& id, size_t index) override {
+    p_.end_layer(id, index);
+    if (!c_) return;
+    if (job_.compressed.size() <= index_) job_.compressed.resize(index_ + 1);
+    job_.compressed[index_] = c_->finish();
+    c_.reset();
+  }
+
+ private:
+  Job& job_;
+  MergePass& p_;
+  const SegmentOptions& so_;
+  const std::function<void(uint64_t)> done_ = [this](uint64_t bytes) { job_.file_written(bytes); };
+  std::optional<LayerCompressor> c_;
+  size_t index_ = 0;
 };
 
 // The single pass: merge and write each file as it comes.
@@ -478,10 +519,65 @@ void lend_blocks(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan, s
   job.prog.reuse = nullptr;
 }
 
+SegmentOptions segment_options(const Job& job) {
+  return {.writer = writer_options(job.opt, 0),
+          .output = job.opt.output,
+          .reference = job.desc.reference,
+          .jobs = import_jobs(job.opt)};
+}
+
+// Joins the planned owners whose bytes the merge pass compressed (the
+// layers it read: job.compressed) from their segments, in layer order, on
+// the Writer's threads: only the blocks of the files the image keeps are
+// copied. They leave the view and the plan; the rest (the layers it did not
+// read, block reuse's) are the data pass's. Every segment is released.
+void join_compressed(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
+  std::vector<std::pair<uint64_t, std::string_view>> rest;
+  std::vector<MergedView::iterator> taken;
+  CompressedLayer* c = nullptr;
+  int id = -1;
+  auto flush = [&] {  // the current layer's files are all added: copy them
+    if (c && id >= 0) w.copy_reused_soon(id, std::shared_ptr<AtomicFile>(std::move(c->seg.file)));
+    if (c) job.compressed[c->layer].reset();
+    c = nullptr;
+    id = -1;
+  };
+  for (const auto& [seq, path] : plan.content_owner) {  // ascending: layer by layer
+    auto it = view.find(path);
+    const MergedNode& n = it->second;
+    const size_t layer = seq == kGeneratedSeq ? SIZE_MAX : layer_of(job, seq);
+    if (layer == SIZE_MAX || n.entry.size == 0 || layer >= job.compressed.size() || !job.compressed[layer]) {
+      rest.emplace_back(seq, path);  // write_tree's, or the data pass's
+      continue;
+    }
+    if (!c || c->layer != layer) {
+      flush();
+      c = &*job.compressed[layer];
+    }
+    sqsh::FileExtent* x = c->find(seq - job.layer_first[layer]);
+    if (!x || x->size != n.entry.size) {  // not a file with bytes there: the data pass reads it
+      rest.emplace_back(seq, path);
+      continue;
+    }
+    if (id < 0)
+      id = w.add_reuse_source(c->seg.file->fd(), job.opt.output + " (segment of layer " + std::to_string(layer) + ")",
+                              c->seg.info, std::move(c->seg.fragments));
+    std::string p(path);
+    if (job.index) job.index->owner(seq, p);
+    w.add_reused_file(job.node(n.entry, p), id, std::move(*x));
+    taken.push_back(it);
+  }
+  flush();
+  job.compressed.clear();  // the segments of layers the image keeps nothing of
+  plan.content_owner = std::move(rest);  // its views of the keys erased below go first
+  for (MergedView::iterator it : taken) view.erase(it);
+}
+
 // Pass 2: the bytes of the planned owners, each layer's into a segment of its
 // own on a thread of its own (segments.h), joined in layer order. A file
-// handed to the data pass leaves the view (and the plan).
-void write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
+// handed to the data pass leaves the view (and the plan). Returns whether it
+// read the source (false: no file was left for it).
+bool write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
   std::vector<LayerFiles> layers;
   std::vector<std::pair<uint64_t, std::string_view>> rest;
   std::vector<MergedView::iterator> taken;
@@ -505,10 +601,7 @@ void write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
   }
   plan.content_owner = std::move(rest);  // its views of the keys erased below go first
   for (MergedView::iterator it : taken) view.erase(it);
-  const SegmentOptions so{.writer = writer_options(job.opt, 0),
-                          .output = job.opt.output,
-                          .reference = job.desc.reference,
-                          .jobs = import_jobs(job.opt)};
+  const SegmentOptions so = segment_options(job);
   write_segments(
       job.src, layers, so, [&job](uint64_t bytes) { job.file_written(bytes); },
       [&](LayerFiles& l, Segment& seg) {
@@ -531,6 +624,7 @@ void write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
       [&job, &w] {
         if (job.reuse) w.copy_reused_now(job.reuse->writer_source);
       });
+  return !layers.empty();
 }
 
 // One attempt. Returns false when a single pass met a replaced file and the
@@ -573,12 +667,22 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     std::vector<size_t> read;
     for (size_t i = 0; i < want.size(); ++i)
       if (want[i]) read.push_back(i);
+    // Either way each layer read is compressed as it is read, every file
+    // with bytes, before the merge says which the image keeps: one read
+    // per layer (docs/import.md, "One read per layer").
+    const SegmentOptions so = segment_options(job);
+    job.compressed.clear();
+    job.compressed.resize(job.desc.layers.size());
     if (read.size() > 1 &&
         std::all_of(read.begin(), read.end(), [&](size_t i) { return job.src.can_walk_layer(i); })) {
       if (replay_shared) std::exchange(replay_shared, nullptr)();
-      walk_layers_in_parallel(job.src, read, import_jobs(job.opt), job.desc.layers, p1);
+      walk_layers_in_parallel(
+          job.src, read, import_jobs(job.opt), job.desc.layers, p1, &so,
+          [&job](uint64_t bytes) { job.file_written(bytes); },
+          [&job](CompressedLayer& c) { job.compressed[c.layer] = std::move(c); });
     } else {
-      LayerFilter f1(p1, want, &replay_shared);
+      CompressingMerge cm(job, p1, so);
+      LayerFilter f1(cm, want, &replay_shared);
       job.src.walk(f1);
     }
     if (replay_shared) replay_shared();  // no layer was read
@@ -592,9 +696,12 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     }
     if (reuse) lend_blocks(job, w, m.view(), plan, want);
     job.report("data");
-    write_data(job, w, m.view(), plan);
+    // The earlier image's blocks (lend_blocks) go first, then the segments.
+    if (reuse) w.copy_reused_now(reuse->writer_source);
+    join_compressed(job, w, m.view(), plan);
+    const bool again = write_data(job, w, m.view(), plan);
     write_tree(job, w, m.view(), generated);
-    out = {p1.entries(), 2};
+    out = {p1.entries(), again ? 2u : 1u};
     return true;
   }
   job.report("data");
@@ -815,6 +922,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
     PartialOutput out(opt.output, opt.force);
     sqsh::WriterOptions wo;
     Written written;
+    unsigned abandoned = 0;
     for (bool two_pass = layered;; two_pass = true) {
       if (::ftruncate(out.fd(), 0) != 0) throw_errno(out.target(), "truncate failed");
       job.prog = {};
@@ -829,7 +937,10 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
         reuse->writer_source = w.add_reuse_source(reuse->image->fd(), reuse->path, reuse->image->info(),
                                                   reuse->image->fragments());
       }
-      if (!write_image(job, w, two_pass, written)) continue;
+      if (!write_image(job, w, two_pass, written)) {
+        ++abandoned;  // that walk counts too
+        continue;
+      }
       job.report("finish");
       r.image_bytes = w.finish();
       auto st = w.stats();
@@ -863,7 +974,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
                       std::strerror(errno));
     }
     r.entries = written.entries;
-    r.passes = written.passes;
+    r.passes = written.passes + abandoned;
   } catch (const Interrupted&) {
     throw;
   } catch (const Error& e) {

@@ -86,7 +86,9 @@ struct ImportResult {
   uint64_t image_bytes = 0;
   uint64_t input_bytes = 0;  ///< file bytes written into the image
   uint64_t files = 0, entries = 0;
-  unsigned passes = 1;  ///< walks of the source (2 for layered sources)
+  /// Walks of the source: 1; 2 when a single pass had to start again, or
+  /// block reuse read a shared layer for a file the earlier image lacks.
+  unsigned passes = 1;
   /// Why a --reuse candidate was not used, or what the index could not do;
   /// the command prints them as notes (also in the sidecar's "reuse").
   std::vector<std::string> notes;

@@ -24,13 +24,12 @@ constexpr size_t kChunk = 1u << 20;
 // Thrown in a worker when another layer failed: its own error is not the one to report.
 struct Cancelled {};
 
-// Compresses one layer's files into a segment; a LayerVisitor for that layer's walk.
-class SegmentBuilder : public inspect::LayerVisitor {
- public:
-  SegmentBuilder(LayerFiles& l, const SegmentOptions& o, unsigned workers,
-                 const std::function<void(uint64_t)>& file_done, const std::atomic<bool>& stop)
-      : l_(l), o_(o), file_done_(file_done), stop_(stop) {
-    seg_.file = std::make_unique<AtomicFile>(o.output + ".segment", /*replace=*/true, 0600);
+// A segment being written: its unnamed file beside the output and the
+// writer on it, its files named "/0", "/1", … in the order they come.
+struct SegmentWriter {
+  SegmentWriter(size_t layer, const SegmentOptions& o, unsigned workers)
+      : name(o.output + " (segment of layer " + std::to_string(layer) + ")") {
+    seg.file = std::make_unique<AtomicFile>(o.output + ".segment", /*replace=*/true, 0600);
     sqsh::WriterOptions wo = o.writer;
     wo.num_workers = workers;
     wo.record_extents = true;
@@ -39,8 +38,42 @@ class SegmentBuilder : public inspect::LayerVisitor {
     wo.keep_xattrs = false;  // the image's nodes carry them, not the segment's
     wo.clamp_mtimes = false;
     wo.mtime = 0;
-    w_.emplace(seg_.file->fd(), name(), wo);
+    w.emplace(seg.file->fd(), name, wo);
   }
+  static sqsh::Node file_node(size_t k, uint64_t size) {
+    sqsh::Node n;
+    n.path = "/" + std::to_string(k);
+    n.type = sqsh::NodeType::File;
+    n.mode = 0644;
+    n.size = size;
+    return n;
+  }
+  // Finishes the image; `extents` gets where files 0 … n-1 are.
+  Segment finish(size_t n, const std::function<void(size_t, sqsh::FileExtent)>& extent) {
+    w->finish();
+    for (size_t k = 0; k < n; ++k) {
+      auto x = w->extent("/" + std::to_string(k));
+      if (!x) throw Error(name, "no extent recorded for file " + std::to_string(k));
+      extent(k, std::move(*x));
+    }
+    w.reset();  // its tree, before the next layer's
+    sqsh::Image img(seg.file->fd(), name);
+    seg.info = img.info();
+    seg.fragments = img.fragments();
+    return std::move(seg);
+  }
+  std::string name;
+  Segment seg;
+  std::optional<sqsh::Writer> w;
+};
+
+// Compresses the files a layer's LayerFiles lists into a segment; a
+// LayerVisitor for that layer's walk (the data pass).
+class SegmentBuilder : public inspect::LayerVisitor {
+ public:
+  SegmentBuilder(LayerFiles& l, const SegmentOptions& o, unsigned workers,
+                 const std::function<void(uint64_t)>& file_done, const std::atomic<bool>& stop)
+      : l_(l), o_(o), file_done_(file_done), stop_(stop), sw_(l.layer, o, workers) {}
 
   void begin_layer(const std::string& id, size_t index) override {
     (void)id;
@@ -63,13 +96,9 @@ class SegmentBuilder : public inspect::LayerVisitor {
     if (!pending_) return;
     pending_ = false;
     SegmentFile& f = l_.files[next_];
-    sqsh::Node n;
-    n.path = "/" + std::to_string(next_);
-    n.type = sqsh::NodeType::File;
-    n.mode = 0644;
-    n.size = f.node.size;
     check();
-    uint64_t got = copy_file_content(*w_, n, f.node.path, r, o_.reference);
+    uint64_t got =
+        copy_file_content(*sw_.w, SegmentWriter::file_node(next_, f.node.size), f.node.path, r, o_.reference);
     ++next_;
     file_done_(got);
   }
@@ -78,21 +107,10 @@ class SegmentBuilder : public inspect::LayerVisitor {
   Segment finish() {
     if (next_ != l_.files.size())
       throw Error(o_.reference, l_.files[next_].node.path + ": the source never delivered this file's data");
-    w_->finish();
-    for (size_t k = 0; k < l_.files.size(); ++k) {
-      auto x = w_->extent("/" + std::to_string(k));
-      if (!x) throw Error(name(), "no extent recorded for file " + std::to_string(k));
-      l_.files[k].extent = std::move(*x);
-    }
-    w_.reset();  // its tree, before the next layer's
-    sqsh::Image img(seg_.file->fd(), name());
-    seg_.info = img.info();
-    seg_.fragments = img.fragments();
-    return std::move(seg_);
+    return sw_.finish(l_.files.size(), [&](size_t k, sqsh::FileExtent x) { l_.files[k].extent = std::move(x); });
   }
 
  private:
-  std::string name() const { return o_.output + " (segment of layer " + std::to_string(l_.layer) + ")"; }
   void check() {
     if (stop_.load(std::memory_order_relaxed)) throw Cancelled{};
     check_interrupted(o_.reference);
@@ -102,8 +120,7 @@ class SegmentBuilder : public inspect::LayerVisitor {
   const SegmentOptions& o_;
   const std::function<void(uint64_t)>& file_done_;
   const std::atomic<bool>& stop_;
-  Segment seg_;
-  std::optional<sqsh::Writer> w_;
+  SegmentWriter sw_;
   uint64_t seq_ = 0;
   size_t next_ = 0;
   bool pending_ = false;
@@ -243,6 +260,71 @@ void ordered_parallel(const std::vector<size_t>& order, size_t threads, size_t w
 
 }  // namespace
 
+struct LayerCompressor::Impl {
+  Impl(size_t l, const SegmentOptions& o, unsigned workers, const std::function<void(uint64_t)>& done,
+       const std::atomic<bool>* s)
+      : layer(l), opt(o), file_done(done), stop(s), sw(l, o, workers) {}
+  void check() {
+    if (stop && stop->load(std::memory_order_relaxed)) throw Cancelled{};
+    check_interrupted(opt.reference);
+  }
+  size_t layer;
+  const SegmentOptions& opt;
+  const std::function<void(uint64_t)>& file_done;
+  const std::atomic<bool>* stop;
+  SegmentWriter sw;
+  uint64_t next = 0;  // index of the layer's next entry
+  std::optional<uint64_t> pending;
+  std::vector<uint64_t> at;
+};
+
+LayerCompressor::LayerCompressor(size_t layer, const SegmentOptions& o, unsigned workers,
+                                 const std::function<void(uint64_t)>& file_done, const std::atomic<bool>* stop)
+    : impl_(std::make_unique<Impl>(layer, o, workers, file_done, stop)) {}
+LayerCompressor::~LayerCompressor() = default;
+
+bool LayerCompressor::entry(const inspect::Entry& e) {
+  Impl& m = *impl_;
+  const uint64_t k = m.next++;
+  if ((k & 1023) == 0) m.check();
+  m.pending.reset();
+  if (e.type != inspect::EntryType::File || e.size == 0) return false;
+  m.pending = k;
+  return true;
+}
+
+void LayerCompressor::content(const inspect::Entry& e, inspect::ContentReader& r) {
+  Impl& m = *impl_;
+  if (!m.pending) return;
+  const uint64_t k = *std::exchange(m.pending, std::nullopt);
+  m.check();
+  uint64_t got = copy_file_content(*m.sw.w, SegmentWriter::file_node(m.at.size(), e.size), e.path, r,
+                                   m.opt.reference);
+  m.at.push_back(k);
+  m.file_done(got);
+}
+
+CompressedLayer LayerCompressor::finish() {
+  Impl& m = *impl_;
+  CompressedLayer c;
+  c.layer = m.layer;
+  c.extents.resize(m.at.size());
+  c.seg = m.sw.finish(m.at.size(), [&](size_t k, sqsh::FileExtent x) { c.extents[k] = std::move(x); });
+  c.at = std::move(m.at);
+  return c;
+}
+
+sqsh::FileExtent* CompressedLayer::find(uint64_t k) {
+  auto it = std::lower_bound(at.begin(), at.end(), k);
+  return it != at.end() && *it == k ? &extents[static_cast<size_t>(it - at.begin())] : nullptr;
+}
+
+unsigned segment_workers(unsigned jobs, size_t threads) {
+  // Inline compression (lean writer, one worker) was 12% slower at --jobs 16
+  // on the 16-core machine (docs/import.md).
+  return static_cast<unsigned>(jobs < 2 ? 1 : std::max<size_t>(2, jobs / std::max<size_t>(1, threads)));
+}
+
 uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::string& path,
                            inspect::ContentReader& r, const std::string& reference) {
   static thread_local std::vector<char> buf(kChunk);
@@ -302,13 +384,8 @@ void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, 
   }
   const std::vector<size_t> order = start_order(layers);
   const size_t threads = std::clamp<size_t>(opt.jobs, 1, layers.size());
-  // Each segment gets compressor threads of its own, at least two (unless
-  // --jobs 1), so that a layer's reading (inflate, tar) runs beside its
-  // compression: the biggest layer bounds the pass. Inline compression
-  // (lean writer, one worker) was 12% slower at --jobs 16 on the 16-core
-  // machine (docs/import.md).
-  const size_t per_layer = opt.jobs / threads;
-  const unsigned workers = static_cast<unsigned>(opt.jobs < 2 ? 1 : std::max<size_t>(2, per_layer));
+  // Each segment gets compressor threads of its own: the biggest layer bounds the pass.
+  const unsigned workers = segment_workers(opt.jobs, threads);
   ordered_parallel<Segment>(
       order, threads, layers.size(),
       [&](size_t i, const std::atomic<bool>& stop) {
@@ -322,32 +399,48 @@ void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, 
 }
 
 void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t>& layers, unsigned jobs,
-                             const std::vector<std::string>& ids, inspect::LayerVisitor& v) {
+                             const std::vector<std::string>& ids, inspect::LayerVisitor& v,
+                             const SegmentOptions* compress, const std::function<void(uint64_t)>& file_done,
+                             const std::function<void(CompressedLayer&)>& compressed) {
   struct Gathered {
     std::vector<inspect::Entry> entries;
+    std::optional<CompressedLayer> layer;
   };
   class Gather : public inspect::LayerVisitor {
    public:
-    Gather(std::vector<inspect::Entry>& out, const std::atomic<bool>& stop) : out_(out), stop_(stop) {}
+    Gather(std::vector<inspect::Entry>& out, const std::atomic<bool>& stop, LayerCompressor* c)
+        : out_(out), stop_(stop), c_(c) {}
     bool entry(const inspect::Entry& e) override {
       if ((out_.size() & 1023) == 0 && stop_.load(std::memory_order_relaxed)) throw Cancelled{};
       out_.push_back(e);
-      return false;
+      return c_ && c_->entry(e);
+    }
+    void content(const inspect::Entry& e, inspect::ContentReader& r) override {
+      if (c_) c_->content(e, r);
     }
 
    private:
     std::vector<inspect::Entry>& out_;
     const std::atomic<bool>& stop_;
+    LayerCompressor* c_;
   };
   std::vector<size_t> order(layers.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   const size_t threads = std::clamp<size_t>(jobs, 1, std::max<size_t>(1, layers.size()));
+  const unsigned workers = compress ? segment_workers(compress->jobs, threads) : 0;
   ordered_parallel<Gathered>(
       order, threads, 2 * threads,  // entries of at most 2 x threads layers held at once
       [&](size_t k, const std::atomic<bool>& stop) {
         Gathered g;
-        Gather gather(g.entries, stop);
+        std::optional<LayerCompressor> c;
+        if (compress) c.emplace(layers[k], *compress, workers, file_done, &stop);
+        Gather gather(g.entries, stop, c ? &*c : nullptr);
         src.walk_layer(layers[k], gather);
+        if (c) {
+          g.layer = c->finish();
+          c.reset();
+          malloc_trim(0);  // the segment writer's tree, freed in this thread's arena
+        }
         return g;
       },
       [&](size_t k, Gathered& g) {
@@ -356,6 +449,8 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
         for (const inspect::Entry& e : g.entries) v.entry(e);
         v.end_layer(ids[i], i);
         std::vector<inspect::Entry>().swap(g.entries);
+        if (g.layer && compressed) compressed(*g.layer);
+        g.layer.reset();
       });
 }
 

@@ -65,6 +65,48 @@ struct SegmentOptions {
 uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::string& path,
                            inspect::ContentReader& r, const std::string& reference);
 
+/// One layer's regular files compressed as the merge pass reads the layer:
+/// every file with bytes, before the merge knows which of them the image
+/// keeps (docs/import.md, "One read per layer"). The import joins the ones
+/// it keeps; the others' blocks are never copied.
+struct CompressedLayer {
+  size_t layer = 0;
+  std::vector<uint64_t> at;               ///< each file's entry index within the layer, ascending
+  std::vector<sqsh::FileExtent> extents;  ///< where the segment holds each (same order)
+  Segment seg;
+  /// The extent of the file at entry index `k` of the layer, or null when
+  /// that entry was not compressed (not a regular file with bytes).
+  sqsh::FileExtent* find(uint64_t k);
+};
+
+/// Compresses every regular file with bytes of one layer into a segment, as
+/// the layer is walked: entry() for each entry in walk order, content() for
+/// those it said true to, then finish().
+class LayerCompressor {
+ public:
+  /// `stop` (if set) is looked at between files: true ends the walk quietly
+  /// (another layer failed). `workers`: the segment's compressor threads.
+  LayerCompressor(size_t layer, const SegmentOptions& o, unsigned workers,
+                  const std::function<void(uint64_t)>& file_done, const std::atomic<bool>* stop = nullptr);
+  ~LayerCompressor();
+  LayerCompressor(const LayerCompressor&) = delete;
+  LayerCompressor& operator=(const LayerCompressor&) = delete;
+  /// The layer's next entry; true when its bytes are wanted (content() follows).
+  bool entry(const inspect::Entry& e);
+  void content(const inspect::Entry& e, inspect::ContentReader& r);
+  /// Every file delivered: the segment and where it holds each file.
+  CompressedLayer finish();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Compressor threads each segment gets when `threads` layers are written
+/// at once with `jobs` threads in all: at least two (unless jobs < 2), so
+/// that reading a layer (inflate, tar) runs beside its compression.
+unsigned segment_workers(unsigned jobs, size_t threads);
+
 /// The order in which write_segments() starts the layers (indexes into
 /// `layers`): the biggest first, as the last to finish bounds the pass, by
 /// the bytes of the files each writes (inflating and compressing both cost
@@ -88,10 +130,16 @@ void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, 
 
 /// The merge pass's read, one layer per thread: each of `layers` (indexes,
 /// ascending) is walked with ImageSource::walk_layer and its entries
-/// gathered (metadata only: content is never asked for), then replayed to
-/// `v` in order (begin_layer with `ids[i]`, entries, end_layer) on the
-/// calling thread; at most 2 x jobs layers' entries are held at once.
+/// gathered, then replayed to `v` in order (begin_layer with `ids[i]`,
+/// entries, end_layer) on the calling thread; at most 2 x jobs layers'
+/// entries are held at once. With `compress`, each layer's files are also
+/// compressed as it is read (LayerCompressor, `file_done` after each) and
+/// its CompressedLayer handed to `compressed` after its end_layer, on the
+/// calling thread; without, content is never asked for.
 void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t>& layers, unsigned jobs,
-                             const std::vector<std::string>& ids, inspect::LayerVisitor& v);
+                             const std::vector<std::string>& ids, inspect::LayerVisitor& v,
+                             const SegmentOptions* compress = nullptr,
+                             const std::function<void(uint64_t)>& file_done = {},
+                             const std::function<void(CompressedLayer&)>& compressed = {});
 
 }  // namespace trainimg::builder
