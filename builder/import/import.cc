@@ -560,7 +560,8 @@ void join_compressed(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& pla
       continue;
     }
     if (id < 0)
-      id = w.add_reuse_source(c->seg.file->fd(), job.opt.output + " (segment of layer " + std::to_string(layer) + ")",
+      id = w.add_reuse_source(c->seg.file->fd(),
+                              job.opt.output + " (segment of layer " + std::to_string(layer) + ")",
                               c->seg.info, std::move(c->seg.fragments));
     std::string p(path);
     if (job.index) job.index->owner(seq, p);
@@ -568,7 +569,7 @@ void join_compressed(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& pla
     taken.push_back(it);
   }
   flush();
-  job.compressed.clear();  // the segments of layers the image keeps nothing of
+  job.compressed.clear();                // the segments of layers the image keeps nothing of
   plan.content_owner = std::move(rest);  // its views of the keys erased below go first
   for (MergedView::iterator it : taken) view.erase(it);
 }
@@ -661,9 +662,10 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
         if (seq < reuse->shared_entries) files.push_back(&x);
       w.prefetch_reused(reuse->writer_source, files);
     }
-    // Layers the source reads on their own are read side by side and
-    // replayed in order; the others (a registry's, still downloading) in one
-    // walk, which replays the shared layers once its downloads have started.
+    // Layers the source reads on their own (a registry's once it fetches
+    // them) are read side by side and replayed in order; the others (a
+    // compressed docker archive's) in one walk, which replays the shared
+    // layers once the source has started.
     std::vector<size_t> read;
     for (size_t i = 0; i < want.size(); ++i)
       if (want[i]) read.push_back(i);
@@ -673,8 +675,12 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     const SegmentOptions so = segment_options(job);
     job.compressed.clear();
     job.compressed.resize(job.desc.layers.size());
-    if (read.size() > 1 &&
-        std::all_of(read.begin(), read.end(), [&](size_t i) { return job.src.can_walk_layer(i); })) {
+    // A registry's layers are read side by side too, each as it downloads.
+    auto each_alone = [&] {
+      return std::all_of(read.begin(), read.end(), [&](size_t i) { return job.src.can_walk_layer(i); });
+    };
+    if (read.size() > 1 && !each_alone()) job.src.fetch_layers(want);
+    if (read.size() > 1 && each_alone()) {
       if (replay_shared) std::exchange(replay_shared, nullptr)();
       walk_layers_in_parallel(
           job.src, read, import_jobs(job.opt), job.desc.layers, p1, &so,

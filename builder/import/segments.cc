@@ -107,7 +107,8 @@ class SegmentBuilder : public inspect::LayerVisitor {
   Segment finish() {
     if (next_ != l_.files.size())
       throw Error(o_.reference, l_.files[next_].node.path + ": the source never delivered this file's data");
-    return sw_.finish(l_.files.size(), [&](size_t k, sqsh::FileExtent x) { l_.files[k].extent = std::move(x); });
+    return sw_.finish(l_.files.size(),
+                      [&](size_t k, sqsh::FileExtent x) { l_.files[k].extent = std::move(x); });
   }
 
  private:
@@ -279,7 +280,8 @@ struct LayerCompressor::Impl {
 };
 
 LayerCompressor::LayerCompressor(size_t layer, const SegmentOptions& o, unsigned workers,
-                                 const std::function<void(uint64_t)>& file_done, const std::atomic<bool>* stop)
+                                 const std::function<void(uint64_t)>& file_done,
+                                 const std::atomic<bool>* stop)
     : impl_(std::make_unique<Impl>(layer, o, workers, file_done, stop)) {}
 LayerCompressor::~LayerCompressor() = default;
 
@@ -298,8 +300,8 @@ void LayerCompressor::content(const inspect::Entry& e, inspect::ContentReader& r
   if (!m.pending) return;
   const uint64_t k = *std::exchange(m.pending, std::nullopt);
   m.check();
-  uint64_t got = copy_file_content(*m.sw.w, SegmentWriter::file_node(m.at.size(), e.size), e.path, r,
-                                   m.opt.reference);
+  uint64_t got =
+      copy_file_content(*m.sw.w, SegmentWriter::file_node(m.at.size(), e.size), e.path, r, m.opt.reference);
   m.at.push_back(k);
   m.file_done(got);
 }

@@ -148,13 +148,14 @@ TEST(ImportSegments, EachLayerIsReadOnceAndOnlyTheBlocksOfTheFilesKeptAreCopied)
   EXPECT_LT(side.image_bytes, 501000u + 128u * 1024);
   auto ls = sqsh::testing::run("rdsquashfs -d " + tmp / "oci.sqsh");
   for (const char* gone : {"deleted", "d/hidden"}) EXPECT_EQ(ls.output.find(gone), std::string::npos) << gone;
-  for (const auto& [path, data] : {std::pair{"/kept", noise(300000, 4)}, std::pair{"/replaced", noise(200000, 5)},
-                                   std::pair{"/d/new", noise(1000, 6)}}) {
+  for (const auto& [path, data] :
+       {std::pair{"/kept", noise(300000, 4)}, std::pair{"/replaced", noise(200000, 5)},
+        std::pair{"/d/new", noise(1000, 6)}}) {
     std::ofstream(tmp / "want", std::ios::binary) << data;
-    EXPECT_EQ(
-        sqsh::testing::run("rdsquashfs -c " + std::string(path) + " " + tmp / "oci.sqsh" + " | cmp - " + tmp / "want")
-            .status,
-        0)
+    EXPECT_EQ(sqsh::testing::run("rdsquashfs -c " + std::string(path) + " " + tmp / "oci.sqsh" + " | cmp - " +
+                                 tmp / "want")
+                  .status,
+              0)
         << path;
   }
 }

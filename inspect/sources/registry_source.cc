@@ -14,9 +14,9 @@
 
 #include "common/error.h"
 #include "common/fd.h"
+#include "common/sha256.h"
 #include "inspect/registry/client.h"
 #include "inspect/registry/registry.h"
-#include "common/sha256.h"
 #include "inspect/sources/image_config.h"
 #include "inspect/sources/source.h"
 #include "inspect/sources/tar.h"
@@ -208,44 +208,29 @@ class RegistrySource : public ImageSource {
       RegistrySource& s;
       ~Stop() { s.stop_downloads(); }
     } stop{*this};
-    for (size_t i = 0; i < layers_.size(); ++i) {
-      if (!want[i]) continue;  // never downloaded either
-      LayerInput in{uri_, "blob " + layers_[i].digest, desc_.layers[i], i};
-      if (int fd = wait_readable(i); fd >= 0) {
-        MappedRange range(fd, 0, layers_[i].size, name());  // verified, never written again
-        walk_layer_tar(range, in, v);
-      } else {
-        // Bytes that do not parse may be bytes that will not verify: then
-        // the digest mismatch is the error to report, not the parser's.
-        // An exception of the visitor's own (an interrupt) is not waited on.
-        GrowingBlob growing(*this, i);
-        Blame blame(v);
-        try {
-          walk_layer_tar(growing, in, blame);
-        } catch (const Error&) {
-          if (!blame.visitor_threw) wait_layer(i);
-          throw;
-        }
-        wait_layer(i);
-      }
-    }
+    for (size_t i = 0; i < layers_.size(); ++i)
+      if (want[i]) walk_fetched(i, v);  // one not wanted is never downloaded either
   }
 
-  // A layer an earlier walk fetched and verified (import's data pass).
+  bool fetch_layers(const std::vector<bool>& want) override {
+    std::vector<bool> w(layers_.size(), false);
+    for (size_t i = 0; i < w.size() && i < want.size(); ++i) w[i] = want[i];
+    start_downloads(w);  // stopped by the next walk() or the destructor
+    std::lock_guard<std::mutex> lock(mu_);
+    fetching_ = std::move(w);
+    return true;
+  }
+
+  // A layer fetch_layers() is fetching, or an earlier walk fetched and
+  // verified (import's data pass).
   bool can_walk_layer(size_t i) const override {
     std::lock_guard<std::mutex> lock(mu_);
-    return i < fds_.size() && fds_[i];
+    return i < fds_.size() && (fds_[i] || (i < fetching_.size() && fetching_[i]));
   }
 
   void walk_layer(size_t i, LayerVisitor& v) override {
-    int fd = -1;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (i < fds_.size() && fds_[i]) fd = fds_[i].get();
-    }
-    if (fd < 0) return ImageSource::walk_layer(i, v);
-    MappedRange range(fd, 0, layers_[i].size, name());  // verified, never written again
-    walk_layer_tar(range, LayerInput{uri_, "blob " + layers_[i].digest, desc_.layers[i], i}, v);
+    if (!can_walk_layer(i)) return ImageSource::walk_layer(i, v);
+    walk_fetched(i, v);
   }
 
   void on_transfer(TransferFn fn) override {
@@ -430,10 +415,37 @@ class RegistrySource : public ImageSource {
     });
   }
 
+  // Layer i, whose download has started (or is done): read from its
+  // verified blob, or while it grows.
+  void walk_fetched(size_t i, LayerVisitor& v) {
+    LayerInput in{uri_, "blob " + layers_[i].digest, desc_.layers[i], i};
+    if (int fd = wait_readable(i); fd >= 0) {
+      MappedRange range(fd, 0, layers_[i].size, name());  // verified, never written again
+      walk_layer_tar(range, in, v);
+      return;
+    }
+    // Bytes that do not parse may be bytes that will not verify: then
+    // the digest mismatch is the error to report, not the parser's.
+    // An exception of the visitor's own (an interrupt) is not waited on.
+    GrowingBlob growing(*this, i);
+    Blame blame(v);
+    try {
+      walk_layer_tar(growing, in, blame);
+    } catch (const Error&) {
+      if (!blame.visitor_threw) wait_layer(i);
+      throw;
+    }
+    wait_layer(i);
+  }
+
   // Parallel downloads: up to max_connections threads take the wanted
   // layers in order; walk() waits for each in turn.
   void start_downloads(const std::vector<bool>& want) {
     stop_downloads();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      fetching_.clear();
+    }
     stop_ = false;
     next_ = 0;
     error_ = nullptr;
@@ -576,6 +588,7 @@ class RegistrySource : public ImageSource {
     uint64_t counted = 0;  ///< bytes already passed to on_transfer
   };
   std::vector<LayerState> st_;
+  std::vector<bool> fetching_;  ///< the layers fetch_layers() fetches (under mu_)
   TransferFn transfer_fn_;
   TransferProgress progress_;
   std::mutex report_mu_;  ///< one on_transfer call at a time, in order

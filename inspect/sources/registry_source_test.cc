@@ -15,16 +15,19 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "common/error.h"
+#include "common/sha256.h"
 #include "inspect/inspect.h"
 #include "inspect/registry/credentials.h"
 #include "inspect/registry/registry.h"
-#include "common/sha256.h"
 #include "inspect/sources/oci_layout_source.h"
 #include "inspect/sources/source.h"
 #include "inspect/testing/image_builder.h"
@@ -474,6 +477,83 @@ TEST_F(RegistrySourceTest, ALayerIsWalkedWhileItDownloads) {
   EXPECT_EQ(v.early, 1);
   EXPECT_EQ(proxy.log().find("stall-timeout"), std::string::npos) << proxy.log();
   EXPECT_TRUE(fs::is_empty(cache_ / "tmp"));
+}
+
+// What one walk of each layer shows: its entries' paths, by layer index.
+struct PathsByLayer : LayerVisitor {
+  std::mutex mu;
+  std::map<std::string, std::vector<std::string>> paths;  ///< by layer id
+  void begin_layer(const std::string& id, size_t) override {
+    std::lock_guard<std::mutex> lock(mu);
+    paths[id];
+  }
+  bool entry(const Entry& e) override {
+    std::lock_guard<std::mutex> lock(mu);
+    paths[e.layer].push_back(e.path);
+    return false;
+  }
+};
+
+// fetch_layers() starts the downloads; each layer is then walked on a thread
+// of its own while later ones still arrive (the held-back blob too), with
+// the entries one walk() gives; a flipped byte fails that layer's walk.
+TEST_F(RegistrySourceTest, FetchedLayersAreWalkedSideBySideWhileTheyDownload) {
+  ImageSpec img = ngc_like("sidebyside");
+  img.layers[2].file("/zz-big-noise", noise(600000, 14));
+  push(img, "test/sidebyside");
+  FaultProxy proxy(5510, env_["TRAINIMG_TEST_REGISTRY_ANON"], "stall", tmp_ / "proxy.log");
+  const std::string release = tmp_ / "proxy.log.release";
+  PathsByLayer whole;
+  open_source("docker://" + env_["TRAINIMG_TEST_REGISTRY_ANON"] + "/test/sidebyside:sidebyside")->walk(whole);
+  ScopedEnv fresh;
+  TempDir cache2;
+  fresh.set("TRAINIMG_CACHE", cache2.path());
+  auto src = open_source("docker://127.0.0.1:5510/test/sidebyside:sidebyside");
+  ASSERT_EQ(src->describe().layers.size(), 3u);
+  EXPECT_FALSE(src->can_walk_layer(0));
+  ASSERT_TRUE(src->fetch_layers({true, true, true}));
+  for (size_t i = 0; i < 3; ++i) EXPECT_TRUE(src->can_walk_layer(i)) << i;
+  struct Early : PathsByLayer {
+    std::string release, last;
+    std::atomic<int> early{0};  // entries of the last layer seen while its blob was held back
+    bool entry(const Entry& e) override {
+      if (e.layer == last && !fs::exists(release)) {
+        ++early;
+        write_bytes(release, "");
+      }
+      return PathsByLayer::entry(e);
+    }
+  } side;
+  side.release = release;
+  side.last = src->describe().layers[2];
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(3);
+  for (size_t i = 0; i < 3; ++i)
+    threads.emplace_back([&, i] { errors[i] = error_of([&] { src->walk_layer(2 - i, side); }); });
+  for (auto& t : threads) t.join();
+  for (const std::string& e : errors) EXPECT_EQ(e, "no error");
+  EXPECT_EQ(side.early.load(), 1);
+  EXPECT_EQ(side.paths, whole.paths);
+  EXPECT_EQ(proxy.log().find("stall-timeout"), std::string::npos) << proxy.log();
+
+  // A flipped byte in a fetched layer: its walk fails, nothing is cached.
+  auto index = nlohmann::json::parse(read_bytes(tmp_ / "sidebyside-oci/index.json"));
+  std::string mdigest = index["manifests"][0]["digest"];
+  auto manifest =
+      nlohmann::json::parse(read_bytes(tmp_ / ("sidebyside-oci/blobs/sha256/" + mdigest.substr(7))));
+  std::string blob = manifest["layers"][2]["digest"];
+  std::string bytes = read_bytes(stored_blob(blob));
+  bytes[bytes.size() / 2] ^= 0x20;
+  write_bytes(stored_blob(blob), bytes);
+  TempDir cache3;
+  fresh.set("TRAINIMG_CACHE", cache3.path());
+  auto bad = open_source("docker://" + env_["TRAINIMG_TEST_REGISTRY_ANON"] + "/test/sidebyside:sidebyside");
+  ASSERT_TRUE(bad->fetch_layers({false, false, true}));
+  EXPECT_FALSE(bad->can_walk_layer(0));
+  PathsByLayer none;
+  std::string err = error_of([&] { bad->walk_layer(2, none); });
+  EXPECT_NE(err.find("blob " + blob + ": digest mismatch"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(cache3 / ("blobs/sha256/" + blob.substr(7))));
 }
 
 TEST_F(RegistrySourceTest, ARedirectToAnotherHostCarriesNoAuthorization) {

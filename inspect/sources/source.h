@@ -154,6 +154,16 @@ class ImageSource {
     (void)i;
     return false;
   }
+  /// Starts fetching the layers `want` names (a registry's downloads, up to
+  /// its connection limit, lowest first) and returns true: can_walk_layer()
+  /// is then true for each of them, and walk_layer() reads one while it
+  /// still arrives, waiting for its bytes (a digest or size mismatch ends
+  /// that walk with the error). False, the default, where there is nothing
+  /// to fetch or the source cannot.
+  virtual bool fetch_layers(const std::vector<bool>& want) {
+    (void)want;
+    return false;
+  }
   /// walk() of layer i alone: begin_layer, its entries, end_layer
   /// (want_layer is not asked), the same entries in the same order and with
   /// the same checks. Safe to call from several threads at once, each for
