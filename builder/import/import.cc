@@ -533,7 +533,6 @@ SegmentOptions segment_options(const Job& job) {
 // read, block reuse's) are the data pass's. Every segment is released.
 void join_compressed(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
   std::vector<std::pair<uint64_t, std::string_view>> rest;
-  std::vector<MergedView::iterator> taken;
   CompressedLayer* c = nullptr;
   int id = -1;
   auto flush = [&] {  // the current layer's files are all added: copy them
@@ -566,12 +565,14 @@ void join_compressed(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& pla
     std::string p(path);
     if (job.index) job.index->owner(seq, p);
     w.add_reused_file(job.node(n.entry, p), id, std::move(*x));
-    taken.push_back(it);
+    // Out of the view at once (its node is the writer's now), so that the
+    // two trees never both hold every file: no view of this key is read
+    // again (`rest` holds other keys; the plan is replaced below).
+    view.erase(it);
   }
   flush();
-  job.compressed.clear();                // the segments of layers the image keeps nothing of
-  plan.content_owner = std::move(rest);  // its views of the keys erased below go first
-  for (MergedView::iterator it : taken) view.erase(it);
+  job.compressed.clear();  // the segments of layers the image keeps nothing of
+  plan.content_owner = std::move(rest);
 }
 
 // Pass 2: the bytes of the planned owners, each layer's into a segment of its

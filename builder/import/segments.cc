@@ -12,6 +12,7 @@
 #include <thread>
 #include <utility>
 
+#include "builder/import/merge.h"
 #include "builder/publish/publish.h"
 #include "common/error.h"
 
@@ -404,17 +405,21 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
                              const std::vector<std::string>& ids, inspect::LayerVisitor& v,
                              const SegmentOptions* compress, const std::function<void(uint64_t)>& file_done,
                              const std::function<void(CompressedLayer&)>& compressed) {
+  // Entries held as the merge keeps them (no layer id, xattrs shared only
+  // where there are some): half the memory of an inspect::Entry, which
+  // matters while a layer of many files is also being compressed.
+  using Held = std::pair<std::string, StoredEntry>;
   struct Gathered {
-    std::vector<inspect::Entry> entries;
+    std::vector<Held> entries;
     std::optional<CompressedLayer> layer;
   };
   class Gather : public inspect::LayerVisitor {
    public:
-    Gather(std::vector<inspect::Entry>& out, const std::atomic<bool>& stop, LayerCompressor* c)
+    Gather(std::vector<Held>& out, const std::atomic<bool>& stop, LayerCompressor* c)
         : out_(out), stop_(stop), c_(c) {}
     bool entry(const inspect::Entry& e) override {
       if ((out_.size() & 1023) == 0 && stop_.load(std::memory_order_relaxed)) throw Cancelled{};
-      out_.push_back(e);
+      out_.emplace_back(e.path, StoredEntry::of(e));
       return c_ && c_->entry(e);
     }
     void content(const inspect::Entry& e, inspect::ContentReader& r) override {
@@ -422,7 +427,7 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
     }
 
    private:
-    std::vector<inspect::Entry>& out_;
+    std::vector<Held>& out_;
     const std::atomic<bool>& stop_;
     LayerCompressor* c_;
   };
@@ -448,9 +453,14 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
       [&](size_t k, Gathered& g) {
         const size_t i = layers[k];
         v.begin_layer(ids[i], i);
-        for (const inspect::Entry& e : g.entries) v.entry(e);
+        for (Held& h : g.entries) {
+          inspect::Entry e = h.second.at(h.first);
+          e.layer = ids[i];
+          h = {};  // freed as it goes: the merge's view grows meanwhile
+          v.entry(e);
+        }
         v.end_layer(ids[i], i);
-        std::vector<inspect::Entry>().swap(g.entries);
+        std::vector<Held>().swap(g.entries);
         if (g.layer && compressed) compressed(*g.layer);
         g.layer.reset();
       });
