@@ -501,14 +501,15 @@ TEST_F(RegistrySourceTest, FetchedLayersAreWalkedSideBySideWhileTheyDownload) {
   ImageSpec img = ngc_like("sidebyside");
   img.layers[2].file("/zz-big-noise", noise(600000, 14));
   push(img, "test/sidebyside");
-  FaultProxy proxy(5510, env_["TRAINIMG_TEST_REGISTRY_ANON"], "stall", tmp_ / "proxy.log");
+  // A port of its own: ctest runs the other stall test (5510) beside this one.
+  FaultProxy proxy(5514, env_["TRAINIMG_TEST_REGISTRY_ANON"], "stall", tmp_ / "proxy.log");
   const std::string release = tmp_ / "proxy.log.release";
   PathsByLayer whole;
   open_source("docker://" + env_["TRAINIMG_TEST_REGISTRY_ANON"] + "/test/sidebyside:sidebyside")->walk(whole);
   ScopedEnv fresh;
   TempDir cache2;
   fresh.set("TRAINIMG_CACHE", cache2.path());
-  auto src = open_source("docker://127.0.0.1:5510/test/sidebyside:sidebyside");
+  auto src = open_source("docker://127.0.0.1:5514/test/sidebyside:sidebyside");
   ASSERT_EQ(src->describe().layers.size(), 3u);
   EXPECT_FALSE(src->can_walk_layer(0));
   ASSERT_TRUE(src->fetch_layers({true, true, true}));
