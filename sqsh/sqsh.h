@@ -44,6 +44,10 @@ struct Node {
   std::map<std::string, std::string> xattrs;  ///< full names ("security.capability")
   uint32_t inode_number = 0;                  ///< read side only
   uint32_t nlink = 1;                         ///< read side only
+  /// Write side, regular files: the caller's number for the file, handed
+  /// back with where its bytes went (WriterOptions::on_extent).
+  uint64_t tag = kNoTag;
+  static constexpr uint64_t kNoTag = ~uint64_t{0};
 };
 
 /// Super block facts, for reports and the import sidecar.
@@ -172,8 +176,10 @@ struct WriterOptions {
   bool exportable = true;     ///< NFS export table (mksquashfs default)
   bool deduplicate = true;    ///< identical files/fragments stored once
   bool keep_xattrs = true;    ///< false drops every xattr handed in
-  /// Keep every regular file's FileExtent after finish() (extent(), fragment()).
-  bool record_extents = false;
+  /// Called by finish(), once per regular file inode of the image whose
+  /// Node had a tag (a hard link's inode: once, with its first name's tag):
+  /// where its bytes were written. Nothing is kept for it in the Writer.
+  std::function<void(uint64_t tag, FileExtent)> on_extent;
   /// For many writers side by side (an import's layer segments): file data
   /// goes to the block processor and the output on the caller's thread (no
   /// feed thread and its 4 MiB ring, no write-behind thread and its 8 MiB
@@ -275,9 +281,6 @@ class Writer {
   /// What block reuse did: from every source (-1), or from one.
   ReuseStats reuse_stats(int source = -1) const;
 
-  /// After finish(), with WriterOptions::record_extents: where the regular
-  /// file at `path` (a hard link: its inode) was written; nullopt otherwise.
-  std::optional<FileExtent> extent(const std::string& path) const;
   /// After finish(): fragment table entry `index` of this image.
   std::optional<Fragment> fragment(uint32_t index) const;
 

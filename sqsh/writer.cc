@@ -234,6 +234,7 @@ void Writer::Impl::begin_file(const Node& n) {
   if (path == "/") fail("the root must be a directory, not a file");
   WNode* w = new_node(NodeType::File);
   set_meta(w, n);
+  w->tag = n.tag;
   link(path, w);
   feeder->begin(w, path);
   in_file = true;
@@ -351,15 +352,6 @@ ReuseStats Writer::reuse_stats(int source) const {
   if (source < 0) return impl_->reuse;
   const auto& all = impl_->reuse_sources;
   return static_cast<size_t>(source) < all.size() ? all[static_cast<size_t>(source)].stats : ReuseStats{};
-}
-
-std::optional<FileExtent> Writer::extent(const std::string& path) const {
-  if (!impl_->finished) return std::nullopt;
-  WNode* w = impl_->find(normalize_image_path(path, impl_->name));
-  if (!w) return std::nullopt;
-  auto it = impl_->extents.find(w);
-  if (it == impl_->extents.end()) return std::nullopt;
-  return it->second;
 }
 
 std::optional<Fragment> Writer::fragment(uint32_t index) const {

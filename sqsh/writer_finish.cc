@@ -92,8 +92,8 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num, bool wide_files) {
       owned.reset(w->file_inode);
       w->file_inode = nullptr;
       inode = check_alloc(owned.get(), "a file without its inode", name);
-      if (opt.record_extents) {
-        FileExtent& x = extents[w];
+      if (opt.on_extent && w->tag != Node::kNoTag) {
+        FileExtent x;
         sqfs_u64 start = 0, size = 0;
         sqfs_inode_get_file_block_start(inode, &start);
         sqfs_inode_get_file_size(inode, &size);
@@ -102,6 +102,7 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num, bool wide_files) {
         x.blocks.assign(inode->extra, inode->extra + sqfs_inode_get_file_block_count(inode));
         sqfs_inode_get_frag_location(inode, &x.fragment, &x.fragment_offset);
         x.sparse = inode->base.type == SQFS_INODE_EXT_FILE ? inode->data.file_ext.sparse : 0;
+        opt.on_extent(w->tag, std::move(x));
       }
       if (inode->base.type == SQFS_INODE_EXT_FILE || w->links > 1 || wide_files) {
         sqfs_inode_make_extended(inode);

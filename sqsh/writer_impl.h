@@ -37,6 +37,7 @@ struct WNode {
   uint32_t links = 0;
   uint32_t inode_num = 0;
   uint64_t inode_ref = 0;
+  uint64_t tag = Node::kNoTag;          // files: the caller's (WriterOptions::on_extent)
   std::unique_ptr<std::string> target;  // symlinks
   // Created and grown (realloc) by the block processor through &file_inode
   // until sqfs_block_processor_finish; ours (sqfs_free) afterwards.
@@ -116,8 +117,6 @@ struct Writer::Impl {
   std::vector<ReuseSource> reuse_sources;
   std::vector<ReusedFile> reused;
   ReuseStats reuse;
-  // record_extents: where each file inode was written (write_inode()).
-  std::unordered_map<const WNode*, FileExtent> extents;
   // Copies on threads of their own (prefetch_reused, copy_reused_soon),
   // oldest first. Declared last: stopped and joined before anything they
   // write into goes.

@@ -106,6 +106,7 @@ void Writer::Impl::add_reused_file(const Node& n, int source, FileExtent x) {
   if (std::string why = extent_problem(s, x); !why.empty()) bad(why);
   WNode* w = new_node(NodeType::File);
   set_meta(w, n);
+  w->tag = n.tag;
   link(path, w);
   reused.push_back(ReusedFile{w, source, std::move(x)});
   stats.files++;

@@ -336,8 +336,9 @@ class OnePass : public inspect::LayerVisitor {
     return true;
   }
   void content(const Entry& e, inspect::ContentReader& r) override {
-    copy_content(job_, w_, job_.node(e), r);
-    if (job_.index) job_.index->owner(pending_, e.path);
+    sqsh::Node node = job_.node(e);
+    node.tag = pending_;  // the index's walk position of these bytes
+    copy_content(job_, w_, node, r);
     m_.drop_written(e.path, pending_);
   }
   uint64_t entries() const { return seq_; }
@@ -489,9 +490,10 @@ void lend_blocks(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan, s
       rest.emplace_back(seq, path);
       continue;
     }
-    w.add_reused_file(job.node(n.entry, std::string(path)), reuse.writer_source, std::move(x->second));
+    sqsh::Node node = job.node(n.entry, std::string(path));
+    node.tag = seq;
+    w.add_reused_file(node, reuse.writer_source, std::move(x->second));
     reuse.index.extents.erase(x);  // each walk position owns one path: never looked up again
-    if (job.index) job.index->owner(seq, std::string(path));
     lent.push_back(it);
     files++;
     bytes += n.entry.size;
@@ -562,9 +564,9 @@ void join_compressed(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& pla
       id = w.add_reuse_source(c->seg.file->fd(),
                               job.opt.output + " (segment of layer " + std::to_string(layer) + ")",
                               c->seg.info, std::move(c->seg.fragments));
-    std::string p(path);
-    if (job.index) job.index->owner(seq, p);
-    w.add_reused_file(job.node(n.entry, p), id, std::move(*x));
+    sqsh::Node node = job.node(n.entry, std::string(path));
+    node.tag = seq;
+    w.add_reused_file(node, id, std::move(*x));
     // Out of the view at once (its node is the writer's now), so that the
     // two trees never both hold every file: no view of this key is read
     // again (`rest` holds other keys; the plan is replaced below).
@@ -597,8 +599,10 @@ bool write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
                         .blob_bytes = layer < job.desc.layer_bytes.size() ? job.desc.layer_bytes[layer] : 0,
                         .files = {}});
     std::string p(path);
+    sqsh::Node node = job.node(n.entry, p);
+    node.tag = seq;
     layers.back().files.push_back(
-        {.seq = seq, .expect = n.source ? n.source->path : p, .node = job.node(n.entry, p), .extent = {}});
+        {.seq = seq, .expect = n.source ? n.source->path : p, .node = std::move(node), .extent = {}});
     taken.push_back(it);
   }
   plan.content_owner = std::move(rest);  // its views of the keys erased below go first
@@ -610,10 +614,7 @@ bool write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
         const int id = w.add_reuse_source(seg.file->fd(),
                                           so.output + " (segment of layer " + std::to_string(l.layer) + ")",
                                           seg.info, std::move(seg.fragments));
-        for (SegmentFile& f : l.files) {
-          if (job.index) job.index->owner(f.seq, f.node.path);
-          w.add_reused_file(f.node, id, std::move(f.extent));
-        }
+        for (SegmentFile& f : l.files) w.add_reused_file(f.node, id, std::move(f.extent));
         std::vector<SegmentFile>().swap(l.files);
         // Copied now, while the other layers compress, on the Writer's
         // threads (the next segment is joined meanwhile), and closed once
@@ -910,8 +911,9 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   const bool content_addressed = !job.daemon_export && !job.desc.layers.empty() &&
                                  std::all_of(job.desc.layers.begin(), job.desc.layers.end(),
                                              [](const std::string& id) { return is_sha256_digest(id); });
-  ReuseIndexWriter index;
-  if (opt.write_index && content_addressed) job.index = &index;
+  const bool want_index = opt.write_index && content_addressed;
+  std::optional<ReuseIndexWriter> index;  // streamed beside the image as the walk goes
+  bool index_written = false;
   std::vector<std::string> notes;
   std::unique_ptr<Reuse> reuse;
   if (!opt.reuse.empty()) {
@@ -927,6 +929,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   r.output = opt.output;
   try {
     PartialOutput out(opt.output, opt.force);
+    if (want_index) job.index = &index.emplace(reuse_index_path(opt.output));
     sqsh::WriterOptions wo;
     Written written;
     unsigned abandoned = 0;
@@ -937,9 +940,11 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
       // only known after the merge, so a provisional writer gets SDE or 0
       // and every entry carries its own mtime.
       wo = writer_options(opt, clamp_time(opt.source_date_epoch.value_or(0)));
-      wo.record_extents = job.index != nullptr;
+      if (index) {
+        index->clear();
+        wo.on_extent = [&index](uint64_t seq, sqsh::FileExtent x) { index->extent(seq, x); };
+      }
       sqsh::Writer w(out.fd(), opt.output, wo);
-      index.clear();
       if (reuse) {
         reuse->writer_source = w.add_reuse_source(reuse->image->fd(), reuse->path, reuse->image->info(),
                                                   reuse->image->fragments());
@@ -959,7 +964,6 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
         reuse->summary["padding_bytes"] = rs.dead_bytes;
         reuse->summary["unused_bytes"] = rs.unused_bytes;
       }
-      if (job.index) index.resolve(w);
       break;
     }
     yield.reset();  // the compressors and the read-ahead have ended
@@ -968,11 +972,12 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
     // The image is published: an index that cannot be written costs later
     // imports their reuse, not this one its image.
     const std::string index_file = reuse_index_path(opt.output);
-    if (job.index) {
+    if (index) {
       try {
         UniqueFd published(::open(opt.output.c_str(), O_RDONLY | O_CLOEXEC));
         if (!published) throw_errno(opt.output, "reading back");
-        index.write(published.get(), r.info, opt.output, index_file);
+        index->write(published.get(), r.info, opt.output);
+        index_written = true;
       } catch (const Error& e) {
         notes.push_back(std::string("no reuse index written: ") + e.what());
       }
@@ -996,7 +1001,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
     j["notes"] = notes;
     r.sidecar["reuse"] = std::move(j);
   }
-  r.sidecar["reuse_index"] = job.index ? nlohmann::ordered_json(reuse_index_path(opt.output)) : nullptr;
+  r.sidecar["reuse_index"] = index_written ? nlohmann::ordered_json(reuse_index_path(opt.output)) : nullptr;
   // The content digest reads the file just written (still in the page
   // cache) on a thread of its own, while the inspection reads its tables.
   std::future<std::string> content;

@@ -17,10 +17,15 @@ namespace trainimg::builder {
 
 namespace {
 
-constexpr std::string_view kMagic = "TIMGIDX1";
+// Format 2 (format 1 held counts before each section, patched in memory;
+// format 2 ends each section with a mark so that it streams to its file).
+constexpr std::string_view kMagic = "TIMGIDX2";
 constexpr std::string_view kEnd = "TIMGEND1";
 constexpr uint64_t kMaxIndex = 4ull << 30;  // 4 GiB: far above any image's entries
 constexpr uint32_t kMaxString = 1u << 20;
+constexpr uint8_t kEndOfLayer = 0xFF;             // where an entry's type would be
+constexpr uint64_t kEndOfExtents = ~uint64_t{0};  // where a walk position would be
+constexpr size_t kBuffer = 1u << 20;
 
 void put_u8(std::string& s, uint8_t v) {
   s.push_back(static_cast<char>(v));
@@ -50,6 +55,10 @@ class Reader {
     return p;
   }
   uint8_t u8() { return static_cast<uint8_t>(*take(1)); }
+  uint8_t peek_u8() {
+    if (pos_ >= d_.size()) bad("it ends early");
+    return static_cast<uint8_t>(d_[pos_]);
+  }
   uint32_t u32() {
     const auto* p = reinterpret_cast<const unsigned char*>(take(4));
     uint32_t v = 0;
@@ -159,74 +168,100 @@ std::string frame_reuse_index(std::string_view sections) {
   return s;
 }
 
-ReuseIndexWriter::ReuseIndexWriter() {
+ReuseIndexWriter::ReuseIndexWriter(std::string index_path) : path_(std::move(index_path)) {
   clear();
 }
 
+ReuseIndexWriter::~ReuseIndexWriter() = default;
+
 void ReuseIndexWriter::clear() {
-  body_.assign(kMagic);
-  entries_ = 0;
-  count_at_ = std::string::npos;
-  owners_.clear();
+  if (failed_) return;
+  try {
+    if (!out_) out_ = std::make_unique<PartialOutput>(path_, /*replace=*/true);
+    if (::ftruncate(out_->fd(), 0) != 0 || ::lseek(out_->fd(), 0, SEEK_SET) != 0)
+      throw_errno(path_, "truncating");
+  } catch (const Error&) {
+    fail();
+  }
+  sha_ = std::make_unique<Sha256>();
+  buf_.assign(kMagic);
+  section_ = 0;
+}
+
+void ReuseIndexWriter::fail() {
+  failed_ = std::current_exception();
+  out_.reset();  // its partial file goes
+  buf_.clear();
+  buf_.shrink_to_fit();
+}
+
+void ReuseIndexWriter::flush() {
+  if (failed_) {
+    buf_.clear();
+    return;
+  }
+  sha_->update(buf_);
+  try {
+    out_->file().write(buf_);
+  } catch (const Error&) {
+    fail();
+  }
+  buf_.clear();
+}
+
+void ReuseIndexWriter::end_section() {
+  if (section_ == 'L') put_u8(buf_, kEndOfLayer);
+  if (section_ == 'O') put_u64(buf_, kEndOfExtents);
+  section_ = 0;
 }
 
 void ReuseIndexWriter::begin_layer(const std::string& layer_id) {
-  put_u8(body_, 'L');
-  put_str(body_, layer_id);
-  count_at_ = body_.size();
-  put_u64(body_, 0);
-  entries_ = 0;
+  end_section();
+  put_u8(buf_, 'L');
+  put_str(buf_, layer_id);
+  section_ = 'L';
 }
 
 void ReuseIndexWriter::entry(const inspect::Entry& e) {
-  if (count_at_ == std::string::npos) begin_layer("");  // a walk without layers
-  put_entry(body_, e);
-  ++entries_;
-  for (int i = 0; i < 8; ++i) body_[count_at_ + i] = static_cast<char>((entries_ >> (8 * i)) & 0xff);
+  if (section_ != 'L') begin_layer("");  // a walk without layers
+  put_entry(buf_, e);
+  if (buf_.size() >= kBuffer) flush();
 }
 
-void ReuseIndexWriter::owner(uint64_t seq, std::string path) {
-  owners_.emplace_back(seq, std::move(path));
-}
-
-void ReuseIndexWriter::resolve(const sqsh::Writer& w) {
-  put_u8(body_, 'O');
-  size_t count_at = body_.size();
-  put_u64(body_, 0);
-  uint64_t n = 0;
-  for (const auto& [seq, path] : owners_) {
-    auto x = w.extent(path);
-    if (!x) continue;  // not in the image after all
-    put_u64(body_, seq);
-    put_u64(body_, x->blocks_start);
-    put_u32(body_, static_cast<uint32_t>(x->blocks.size()));
-    for (uint32_t b : x->blocks) put_u32(body_, b);
-    put_u32(body_, x->fragment);
-    put_u32(body_, x->fragment_offset);
-    put_u64(body_, x->size);
-    put_u64(body_, x->sparse);
-    ++n;
+void ReuseIndexWriter::extent(uint64_t seq, const sqsh::FileExtent& x) {
+  if (section_ != 'O') {
+    end_section();
+    put_u8(buf_, 'O');
+    section_ = 'O';
   }
-  for (int i = 0; i < 8; ++i) body_[count_at + i] = static_cast<char>((n >> (8 * i)) & 0xff);
-  owners_.clear();
-  owners_.shrink_to_fit();
+  put_u64(buf_, seq);
+  put_u64(buf_, x.blocks_start);
+  put_u32(buf_, static_cast<uint32_t>(x.blocks.size()));
+  for (uint32_t b : x.blocks) put_u32(buf_, b);
+  put_u32(buf_, x.fragment);
+  put_u32(buf_, x.fragment_offset);
+  put_u64(buf_, x.size);
+  put_u64(buf_, x.sparse);
+  if (buf_.size() >= kBuffer) flush();
 }
 
-void ReuseIndexWriter::write(int image_fd, const sqsh::ImageInfo& info, const std::string& image_name,
-                             const std::string& index_path) {
-  std::string s = std::move(body_);
-  put_u8(s, 'B');
-  put_u64(s, info.bytes_used);
-  put_u64(s, info.inode_table_start);
-  put_str(s, image_tables_digest(image_fd, info, image_name));
-  put_u32(s, static_cast<uint32_t>(info.compressor));
-  put_u32(s, info.block_size);
-  put_u8(s, info.data_compressed ? 1 : 0);
-  seal(s);
-  clear();
-  PartialOutput out(index_path, /*replace=*/true);
-  out.file().write(s);
-  out.commit();
+void ReuseIndexWriter::write(int image_fd, const sqsh::ImageInfo& info, const std::string& image_name) {
+  end_section();
+  put_u8(buf_, 'B');
+  put_u64(buf_, info.bytes_used);
+  put_u64(buf_, info.inode_table_start);
+  put_str(buf_, image_tables_digest(image_fd, info, image_name));
+  put_u32(buf_, static_cast<uint32_t>(info.compressor));
+  put_u32(buf_, info.block_size);
+  put_u8(buf_, info.data_compressed ? 1 : 0);
+  flush();
+  if (failed_) std::rethrow_exception(failed_);
+  std::string trailer;
+  put_str(trailer, sha_->digest());
+  trailer.append(kEnd);
+  out_->file().write(trailer);
+  out_->commit();
+  out_.reset();
 }
 
 ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::ImageInfo& info) {
@@ -248,6 +283,8 @@ ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::
   const std::string data = read_all(fd.get(), name);
   // Trailer: the digest of everything before it, then kEnd.
   const size_t digest_len = 4 + 71;  // put_str of "sha256:" + 64 hex
+  if (data.starts_with("TIMGIDX1"))
+    throw Error(name, "a reuse index of an earlier trainimg (format 1); the next import writes format 2");
   if (data.size() < kMagic.size() + digest_len + kEnd.size() || !data.starts_with(kMagic) ||
       !data.ends_with(kEnd))
     throw Error(name, "not a trainimg reuse index, or a truncated one");
@@ -268,17 +305,13 @@ ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::
       ReuseIndex::Layer l;
       l.id = r.str();
       l.first_seq = seq;
-      uint64_t count = r.u64();
-      if (count > body.size()) r.bad("a layer of " + std::to_string(count) + " entries");
-      l.entries.reserve(static_cast<size_t>(count));
-      for (uint64_t i = 0; i < count; ++i) l.entries.push_back(get_entry(r));
-      seq += count;
+      while (r.peek_u8() != kEndOfLayer) l.entries.push_back(get_entry(r));
+      r.u8();
+      l.entries.shrink_to_fit();
+      seq += l.entries.size();
       idx.layers.push_back(std::move(l));
     } else if (tag == 'O') {
-      uint64_t count = r.u64();
-      if (count > body.size()) r.bad(std::to_string(count) + " extents");
-      for (uint64_t i = 0; i < count; ++i) {
-        uint64_t at = r.u64();
+      for (uint64_t at = r.u64(); at != kEndOfExtents; at = r.u64()) {
         sqsh::FileExtent x;
         x.blocks_start = r.u64();
         uint32_t nb = r.u32();
@@ -290,7 +323,8 @@ ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::
         x.size = r.u64();
         x.sparse = r.u64();
         if (at >= seq) r.bad("an extent for walk position " + std::to_string(at) + ", past the entries");
-        idx.extents.emplace(at, std::move(x));
+        if (!idx.extents.emplace(at, std::move(x)).second)
+          r.bad("a second extent for walk position " + std::to_string(at));
       }
     } else if (tag == 'B') {
       uint64_t bytes_used = r.u64(), tables_at = r.u64();

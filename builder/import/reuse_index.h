@@ -17,45 +17,60 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "builder/import/import.h"
+#include "builder/publish/publish.h"
+#include "common/sha256.h"
 #include "inspect/sources/source.h"
 #include "sqsh/sqsh.h"
 
 namespace trainimg::builder {
 
-/// An index file around `sections` (the 'L', 'E', 'X' and 'B' records as
+/// An index file around `sections` (the 'L', 'O' and 'B' sections as
 /// ReuseIndexWriter writes them): the magic before, the SHA-256 trailer and
 /// the end mark after. For the fuzz harness, which reaches the section
 /// parser with it.
 std::string frame_reuse_index(std::string_view sections);
 
-/// Builds an index in memory while an import runs; write() publishes it.
+/// Streams an index to a partial file beside `index_path` while an import
+/// runs (a 1 MiB buffer is all it holds); write() publishes it. A failure
+/// to write is kept, never thrown before write(): an image does not fail
+/// for its index.
 class ReuseIndexWriter {
  public:
-  ReuseIndexWriter();
+  explicit ReuseIndexWriter(std::string index_path);
+  ~ReuseIndexWriter();
+  ReuseIndexWriter(const ReuseIndexWriter&) = delete;
+  ReuseIndexWriter& operator=(const ReuseIndexWriter&) = delete;
   void begin_layer(const std::string& layer_id);
   void entry(const inspect::Entry& e);
-  /// Walk position `seq` holds its bytes at `path` in the image.
-  void owner(uint64_t seq, std::string path);
+  /// Writer::finish()'s on_extent for a node tagged with walk position
+  /// `seq`: the image holds that position's bytes at `x`. After every entry.
+  void extent(uint64_t seq, const sqsh::FileExtent& x);
   /// Forget everything (the import starts again).
   void clear();
-  /// After Writer::finish() (record_extents): looks every owner's extent up.
-  void resolve(const sqsh::Writer& w);
   /// After the image is verified: binds the index to the image at
-  /// `image_fd` and writes `index_path` atomically. Throws Error.
-  void write(int image_fd, const sqsh::ImageInfo& info, const std::string& image_name,
-             const std::string& index_path);
+  /// `image_fd` and publishes it atomically. Throws Error, also the one
+  /// met while it was streamed.
+  void write(int image_fd, const sqsh::ImageInfo& info, const std::string& image_name);
 
  private:
-  std::string body_;
-  uint64_t entries_ = 0;
-  size_t count_at_ = std::string::npos;  // where the current layer's entry count goes
-  std::vector<std::pair<uint64_t, std::string>> owners_;
+  void fail();
+  void flush();
+  void end_section();
+
+  std::string path_;
+  std::unique_ptr<PartialOutput> out_;
+  std::unique_ptr<Sha256> sha_;  // of every byte flushed
+  std::string buf_;
+  char section_ = 0;  // 'L' or 'O' while one is open
+  std::exception_ptr failed_;
 };
 
 /// A verified index and the image it belongs to, ready to lend blocks.

@@ -214,6 +214,8 @@ TEST(ImportReuse, AnOldImageThatCannotLendIsNamedInANoteAndTheImportGoesOnCold) 
       {"a flipped byte in the index", "printf '\\377' | dd of=$C.index bs=1 seek=40 conv=notrunc status=none",
        "its digest does not match"},
       {"a truncated index", "truncate -s 100 $C.index", "truncated"},
+      {"an index of an earlier format",
+       "printf 'TIMGIDX1' | dd of=$C.index bs=1 seek=0 conv=notrunc status=none", "(format 1)"},
       {"the index of another image", "cp " + (tmp / "cold.sqsh.index") + " $C.index",
        "the index is for another image"},
       {"a damaged image", "printf 'XXXX' | dd of=$C bs=1 seek=0 conv=notrunc status=none", "not reusing"},

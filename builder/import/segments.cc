@@ -26,14 +26,15 @@ constexpr size_t kChunk = 1u << 20;
 struct Cancelled {};
 
 // A segment being written: its unnamed file beside the output and the
-// writer on it, its files named "/0", "/1", … in the order they come.
+// writer on it, its files named "/0", "/1", … (and tagged 0, 1, …) in the
+// order they come. Neither copied nor moved: its writer calls back into it.
 struct SegmentWriter {
   SegmentWriter(size_t layer, const SegmentOptions& o, unsigned workers)
       : name(o.output + " (segment of layer " + std::to_string(layer) + ")") {
     seg.file = std::make_unique<AtomicFile>(o.output + ".segment", /*replace=*/true, 0600);
     sqsh::WriterOptions wo = o.writer;
     wo.num_workers = workers;
-    wo.record_extents = true;
+    wo.on_extent = [this](uint64_t k, sqsh::FileExtent x) { sink(k, std::move(x)); };
     wo.lean = true;  // up to --jobs of them at once: memory (docs/import.md)
     wo.exportable = false;
     wo.keep_xattrs = false;  // the image's nodes carry them, not the segment's
@@ -44,6 +45,7 @@ struct SegmentWriter {
   static sqsh::Node file_node(size_t k, uint64_t size) {
     sqsh::Node n;
     n.path = "/" + std::to_string(k);
+    n.tag = k;
     n.type = sqsh::NodeType::File;
     n.mode = 0644;
     n.size = size;
@@ -51,12 +53,15 @@ struct SegmentWriter {
   }
   // Finishes the image; `extents` gets where files 0 … n-1 are.
   Segment finish(size_t n, const std::function<void(size_t, sqsh::FileExtent)>& extent) {
+    size_t seen = 0;
+    sink = [&](uint64_t k, sqsh::FileExtent x) {
+      if (k >= n) throw Error(name, "an extent for file " + std::to_string(k) + " of " + std::to_string(n));
+      extent(static_cast<size_t>(k), std::move(x));
+      ++seen;
+    };
     w->finish();
-    for (size_t k = 0; k < n; ++k) {
-      auto x = w->extent("/" + std::to_string(k));
-      if (!x) throw Error(name, "no extent recorded for file " + std::to_string(k));
-      extent(k, std::move(*x));
-    }
+    sink = nullptr;
+    if (seen != n) throw Error(name, std::to_string(n - seen) + " files without a recorded extent");
     w.reset();  // its tree, before the next layer's
     sqsh::Image img(seg.file->fd(), name);
     seg.info = img.info();
@@ -65,6 +70,9 @@ struct SegmentWriter {
   }
   std::string name;
   Segment seg;
+  std::function<void(uint64_t, sqsh::FileExtent)> sink;  // during finish()
+  SegmentWriter(const SegmentWriter&) = delete;
+  SegmentWriter& operator=(const SegmentWriter&) = delete;
   std::optional<sqsh::Writer> w;
 };
 

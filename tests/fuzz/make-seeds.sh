@@ -169,16 +169,16 @@ for i, v in enumerate([
         b'\7ubuntu']):
     open(os.path.join(reg, f"parse{i}"), "wb").write(v)
 PY
-# Reuse index bodies (fuzz_reuse_index.cc frames them): a layer of three
-# entries, one extent, and the binding to the harness's empty image; the
+# Reuse index bodies (format 2; fuzz_reuse_index.cc frames them): a layer of
+# three entries, one extent, and the binding to the harness's empty image; the
 # same without the binding; nothing.
 python3 - "$out/reuse_index" <<'PY'
 import struct, hashlib, sys, os
 def s(b): return struct.pack('<I', len(b)) + b
 def entry(t, path, size, link=b''):
     return bytes([t]) + s(path) + struct.pack('<IIIQQII', 0o644, 0, 0, size, 1700000000, 0, 0) + s(link) + struct.pack('<I', 0)
-body = b'L' + s(b'sha256:' + b'1'*64) + struct.pack('<Q', 3) + entry(1, b'/usr', 0) + entry(0, b'/usr/a', 5) + entry(2, b'/usr/b', 0, b'a')
-body += b'O' + struct.pack('<Q', 1) + struct.pack('<QQI', 1, 96, 1) + struct.pack('<I', 5) + struct.pack('<IIQQ', 0xFFFFFFFF, 0, 5, 0)
+body = b'L' + s(b'sha256:' + b'1'*64) + entry(1, b'/usr', 0) + entry(0, b'/usr/a', 5) + entry(2, b'/usr/b', 0, b'a') + b'\xff'
+body += b'O' + struct.pack('<QQI', 1, 96, 1) + struct.pack('<I', 5) + struct.pack('<IIQQ', 0xFFFFFFFF, 0, 5, 0) + struct.pack('<Q', 2**64 - 1)
 body += b'B' + struct.pack('<QQ', 0, 0) + s(b'sha256:' + hashlib.sha256(b'').hexdigest().encode()) + struct.pack('<II', 1, 0) + b'\1'
 out = sys.argv[1]
 open(os.path.join(out, 'bound'), 'wb').write(body)
