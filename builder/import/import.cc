@@ -290,7 +290,7 @@ class CompressingMerge : public inspect::LayerVisitor {
   CompressingMerge(Job& job, MergePass& p, const SegmentOptions& so) : job_(job), p_(p), so_(so) {}
   void begin_layer(const std::string& id, size_t index) override {
     p_.begin_layer(id, index);
-    c_.emplace(index, so_, so_.jobs, done_);
+    c_.emplace(index, so_, segment_threads(so_.jobs, 1), done_);
     index_ = index;
   }
   bool entry(const Entry& e) override {

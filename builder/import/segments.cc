@@ -29,13 +29,13 @@ struct Cancelled {};
 // writer on it, its files named "/0", "/1", … (and tagged 0, 1, …) in the
 // order they come. Neither copied nor moved: its writer calls back into it.
 struct SegmentWriter {
-  SegmentWriter(size_t layer, const SegmentOptions& o, unsigned workers)
+  SegmentWriter(size_t layer, const SegmentOptions& o, SegmentThreads t)
       : name(o.output + " (segment of layer " + std::to_string(layer) + ")") {
     seg.file = std::make_unique<AtomicFile>(o.output + ".segment", /*replace=*/true, 0600);
     sqsh::WriterOptions wo = o.writer;
-    wo.num_workers = workers;
+    wo.num_workers = t.workers;
     wo.on_extent = [this](uint64_t k, sqsh::FileExtent x) { sink(k, std::move(x)); };
-    wo.lean = true;  // up to --jobs of them at once: memory (docs/import.md)
+    wo.lean = t.lean;  // up to --jobs of them at once: memory (docs/import.md)
     wo.exportable = false;
     wo.keep_xattrs = false;  // the image's nodes carry them, not the segment's
     wo.clamp_mtimes = false;
@@ -80,9 +80,9 @@ struct SegmentWriter {
 // LayerVisitor for that layer's walk (the data pass).
 class SegmentBuilder : public inspect::LayerVisitor {
  public:
-  SegmentBuilder(LayerFiles& l, const SegmentOptions& o, unsigned workers,
+  SegmentBuilder(LayerFiles& l, const SegmentOptions& o, SegmentThreads t,
                  const std::function<void(uint64_t)>& file_done, const std::atomic<bool>& stop)
-      : l_(l), o_(o), file_done_(file_done), stop_(stop), sw_(l.layer, o, workers) {}
+      : l_(l), o_(o), file_done_(file_done), stop_(stop), sw_(l.layer, o, t) {}
 
   void begin_layer(const std::string& id, size_t index) override {
     (void)id;
@@ -151,7 +151,7 @@ class SerialSegments : public inspect::LayerVisitor {
   void begin_layer(const std::string& id, size_t index) override {
     current_ = find(index);
     if (!current_) return;
-    b_.emplace(*current_, o_, o_.jobs, file_done_, never_);
+    b_.emplace(*current_, o_, segment_threads(o_.jobs, 1), file_done_, never_);
     b_->begin_layer(id, index);
   }
   bool entry(const inspect::Entry& e) override { return b_ && b_->entry(e); }
@@ -271,9 +271,9 @@ void ordered_parallel(const std::vector<size_t>& order, size_t threads, size_t w
 }  // namespace
 
 struct LayerCompressor::Impl {
-  Impl(size_t l, const SegmentOptions& o, unsigned workers, const std::function<void(uint64_t)>& done,
+  Impl(size_t l, const SegmentOptions& o, SegmentThreads t, const std::function<void(uint64_t)>& done,
        const std::atomic<bool>* s)
-      : layer(l), opt(o), file_done(done), stop(s), sw(l, o, workers) {}
+      : layer(l), opt(o), file_done(done), stop(s), sw(l, o, t) {}
   void check() {
     if (stop && stop->load(std::memory_order_relaxed)) throw Cancelled{};
     check_interrupted(opt.reference);
@@ -288,10 +288,10 @@ struct LayerCompressor::Impl {
   std::vector<uint64_t> at;
 };
 
-LayerCompressor::LayerCompressor(size_t layer, const SegmentOptions& o, unsigned workers,
+LayerCompressor::LayerCompressor(size_t layer, const SegmentOptions& o, SegmentThreads t,
                                  const std::function<void(uint64_t)>& file_done,
                                  const std::atomic<bool>* stop)
-    : impl_(std::make_unique<Impl>(layer, o, workers, file_done, stop)) {}
+    : impl_(std::make_unique<Impl>(layer, o, t, file_done, stop)) {}
 LayerCompressor::~LayerCompressor() = default;
 
 bool LayerCompressor::entry(const inspect::Entry& e) {
@@ -330,10 +330,12 @@ sqsh::FileExtent* CompressedLayer::find(uint64_t k) {
   return it != at.end() && *it == k ? &extents[static_cast<size_t>(it - at.begin())] : nullptr;
 }
 
-unsigned segment_workers(unsigned jobs, size_t threads) {
+SegmentThreads segment_threads(unsigned jobs, size_t threads) {
   // Inline compression (lean writer, one worker) was 12% slower at --jobs 16
   // on the 16-core machine (docs/import.md).
-  return static_cast<unsigned>(jobs < 2 ? 1 : std::max<size_t>(2, jobs / std::max<size_t>(1, threads)));
+  return {.workers =
+              static_cast<unsigned>(jobs < 2 ? 1 : std::max<size_t>(2, jobs / std::max<size_t>(1, threads))),
+          .lean = threads > 4};
 }
 
 uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::string& path,
@@ -396,11 +398,11 @@ void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, 
   const std::vector<size_t> order = start_order(layers);
   const size_t threads = std::clamp<size_t>(opt.jobs, 1, layers.size());
   // Each segment gets compressor threads of its own: the biggest layer bounds the pass.
-  const unsigned workers = segment_workers(opt.jobs, threads);
+  const SegmentThreads t = segment_threads(opt.jobs, threads);
   ordered_parallel<Segment>(
       order, threads, layers.size(),
       [&](size_t i, const std::atomic<bool>& stop) {
-        SegmentBuilder b(layers[i], opt, workers, file_done, stop);
+        SegmentBuilder b(layers[i], opt, t, file_done, stop);
         src.walk_layer(layers[i].layer, b);
         Segment seg = b.finish();
         malloc_trim(0);  // the segment writer's tree, freed in this thread's arena
@@ -442,13 +444,13 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
   std::vector<size_t> order(layers.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   const size_t threads = std::clamp<size_t>(jobs, 1, std::max<size_t>(1, layers.size()));
-  const unsigned workers = compress ? segment_workers(compress->jobs, threads) : 0;
+  const SegmentThreads t = segment_threads(compress ? compress->jobs : 1, threads);
   ordered_parallel<Gathered>(
       order, threads, 2 * threads,  // entries of at most 2 x threads layers held at once
       [&](size_t k, const std::atomic<bool>& stop) {
         Gathered g;
         std::optional<LayerCompressor> c;
-        if (compress) c.emplace(layers[k], *compress, workers, file_done, &stop);
+        if (compress) c.emplace(layers[k], *compress, t, file_done, &stop);
         Gather gather(g.entries, stop, c ? &*c : nullptr);
         src.walk_layer(layers[k], gather);
         if (c) {
