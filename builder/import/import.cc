@@ -567,6 +567,8 @@ void join_compressed(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& pla
     sqsh::Node node = job.node(n.entry, std::string(path));
     node.tag = seq;
     w.add_reused_file(node, id, std::move(*x));
+    job.prog.files++;
+    job.prog.bytes += n.entry.size;
     // Out of the view at once (its node is the writer's now), so that the
     // two trees never both hold every file: no view of this key is read
     // again (`rest` holds other keys; the plan is replaced below).
@@ -575,13 +577,14 @@ void join_compressed(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& pla
   flush();
   job.compressed.clear();  // the segments of layers the image keeps nothing of
   plan.content_owner = std::move(rest);
+  job.report("data");
 }
 
 // Pass 2: the bytes of the planned owners, each layer's into a segment of its
 // own on a thread of its own (segments.h), joined in layer order. A file
 // handed to the data pass leaves the view (and the plan). Returns whether it
 // read the source (false: no file was left for it).
-bool write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
+bool write_data(Job& job, const SegmentOptions& so, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
   std::vector<LayerFiles> layers;
   std::vector<std::pair<uint64_t, std::string_view>> rest;
   std::vector<MergedView::iterator> taken;
@@ -607,7 +610,6 @@ bool write_data(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
   }
   plan.content_owner = std::move(rest);  // its views of the keys erased below go first
   for (MergedView::iterator it : taken) view.erase(it);
-  const SegmentOptions so = segment_options(job);
   write_segments(
       job.src, layers, so, [&job](uint64_t bytes) { job.file_written(bytes); },
       [&](LayerFiles& l, Segment& seg) {
@@ -698,16 +700,23 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     auto generated = add_generated(job, m, reference_time(job, m));
     drop_excluded(m.view());
     WritePlan plan = plan_writes(m.view());
+    // From here `files` and `bytes` count the image's files with bytes as
+    // their data is placed (copied from the earlier image, joined from a
+    // segment, or compressed by the data pass), of these totals; during the
+    // merge they counted every version compressed (docs/import.md).
+    job.prog.files = job.prog.bytes = 0;
     for (const auto& [s, path] : plan.content_owner) {
+      const uint64_t size = m.view().find(path)->second.entry.size;
+      if (s == kGeneratedSeq || size == 0) continue;  // write_tree's
       job.prog.total_files++;
-      job.prog.total_bytes += m.view().find(path)->second.entry.size;
+      job.prog.total_bytes += size;
     }
     if (reuse) lend_blocks(job, w, m.view(), plan, want);
     job.report("data");
     // The earlier image's blocks (lend_blocks) go first, then the segments.
     if (reuse) w.copy_reused_now(reuse->writer_source);
     join_compressed(job, w, m.view(), plan);
-    const bool again = write_data(job, w, m.view(), plan);
+    const bool again = write_data(job, so, w, m.view(), plan);
     write_tree(job, w, m.view(), generated);
     out = {p1.entries(), again ? 2u : 1u};
     return true;

@@ -59,14 +59,14 @@ struct ImportOptions {
   inspect::SourceOptions sources;
 };
 
-/// One progress event (phase "resolve", "merge", "data", "finish", "verify",
-/// "inspect", "done").
 /// One progress event. Phases: resolve, download (registry sources only;
 /// its events arrive from the download threads while merge and data run),
 /// merge, data, finish, verify, inspect, done. For "download", files/bytes
 /// count the layer blobs ready (downloaded and verified, or cached) of
-/// total_files/total_bytes, the manifest's; for the others, the regular
-/// files written into the image and their bytes.
+/// total_files/total_bytes, the manifest's; for "merge", every version of a
+/// file compressed as its layer is read (some a later layer replaces; no
+/// totals yet); from "data" on, the image's files with bytes whose data is
+/// placed, of total_files/total_bytes (a single pass: no totals).
 struct ImportProgress {
   std::string phase;
   std::string image_digest;  ///< the resolved manifest digest; empty when the source has none

@@ -24,6 +24,11 @@ using inspect::testing::Compression;
 using inspect::testing::ImageSpec;
 using inspect::testing::TempDir;
 
+// Bytes no compressor shrinks, so that an image's size tells which files it holds.
+std::string incompressible(size_t n, unsigned seed) {
+  return sqsh::testing::make_bytes(n, /*compressible=*/false, seed);
+}
+
 std::string bytes(size_t n, unsigned seed) {
   std::string s(n, '\0');
   uint32_t x = seed * 2654435761u + 1;
@@ -107,17 +112,6 @@ TEST(ImportSegments, EveryWayOfReadingTheLayersGivesTheSameBytes) {
             0);
 }
 
-// Bytes no compressor shrinks, so that an image's size tells which files it holds.
-std::string noise(size_t n, unsigned seed) {
-  std::string s(n, '\0');
-  uint64_t x = seed * 0x9E3779B97F4A7C15ull + 7;
-  for (char& c : s) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    c = static_cast<char>(x >> 24);
-  }
-  return s;
-}
-
 // Each layer is read once and its files compressed as it is read, before the
 // merge knows which win; the image gets only the blocks of the versions that
 // did: not those of a file a later layer deletes, replaces or hides under an
@@ -129,28 +123,42 @@ TEST(ImportSegments, EachLayerIsReadOnceAndOnlyTheBlocksOfTheFilesKeptAreCopied)
   img.tag = "trainimg-segments:dead";
   img.layer()
       .dir("/d")
-      .file("/deleted", noise(600000, 1))
-      .file("/replaced", noise(500000, 2))
-      .file("/d/hidden", noise(400000, 3))
-      .file("/kept", noise(300000, 4));
-  img.layer().whiteout("/deleted").file("/replaced", noise(200000, 5));
-  img.layer().opaque("/d").file("/d/new", noise(1000, 6));
+      .file("/deleted", incompressible(600000, 1))
+      .file("/replaced", incompressible(500000, 2))
+      .file("/d/hidden", incompressible(400000, 3))
+      .file("/kept", incompressible(300000, 4));
+  img.layer().whiteout("/deleted").file("/replaced", incompressible(200000, 5));
+  img.layer().opaque("/d").file("/d/new", incompressible(1000, 6));
   inspect::testing::write_oci_layout(img, tmp / "oci");
   inspect::testing::write_docker_archive(img, tmp / "img.tar");
   ASSERT_EQ(sqsh::testing::run("gzip -n " + tmp / "img.tar").status, 0);
-  ImportResult side = import_image(options("oci:" + tmp / "oci", tmp / "oci.sqsh", 4));
+  std::vector<ImportProgress> events;
+  ImportResult side = import_image(options("oci:" + tmp / "oci", tmp / "oci.sqsh", 4),
+                                   [&](const ImportProgress& p) { events.push_back(p); });
   ImportResult walk = import_image(options("docker-archive:" + tmp / "img.tar.gz", tmp / "gz.sqsh", 4));
   EXPECT_EQ(side.passes, 1u);
   EXPECT_EQ(walk.passes, 1u);
   EXPECT_EQ(sqsh::testing::run("cmp " + tmp / "oci.sqsh" + " " + tmp / "gz.sqsh").status, 0);
+  // Progress: from "data" on, the kept files of their totals, never past them
+  // (the merge compressed every version; the counts start again).
+  ASSERT_FALSE(events.empty());
+  for (const ImportProgress& p : events) {
+    if (p.phase == "resolve" || p.phase == "merge") continue;
+    EXPECT_EQ(p.total_files, 3u) << p.phase;
+    EXPECT_EQ(p.total_bytes, 501000u) << p.phase;
+    EXPECT_LE(p.files, p.total_files) << p.phase;
+    EXPECT_LE(p.bytes, p.total_bytes) << p.phase;
+  }
+  EXPECT_EQ(events.back().files, 3u);
+  EXPECT_EQ(events.back().bytes, 501000u);
   // 300000 + 200000 + 1000 bytes kept, 1.5 MB compressed and dropped.
   EXPECT_GT(side.image_bytes, 501000u);
   EXPECT_LT(side.image_bytes, 501000u + 128u * 1024);
   auto ls = sqsh::testing::run("rdsquashfs -d " + tmp / "oci.sqsh");
   for (const char* gone : {"deleted", "d/hidden"}) EXPECT_EQ(ls.output.find(gone), std::string::npos) << gone;
   for (const auto& [path, data] :
-       {std::pair{"/kept", noise(300000, 4)}, std::pair{"/replaced", noise(200000, 5)},
-        std::pair{"/d/new", noise(1000, 6)}}) {
+       {std::pair{"/kept", incompressible(300000, 4)}, std::pair{"/replaced", incompressible(200000, 5)},
+        std::pair{"/d/new", incompressible(1000, 6)}}) {
     std::ofstream(tmp / "want", std::ios::binary) << data;
     EXPECT_EQ(sqsh::testing::run("rdsquashfs -c " + std::string(path) + " " + tmp / "oci.sqsh" + " | cmp - " +
                                  tmp / "want")
