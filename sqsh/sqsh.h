@@ -176,6 +176,13 @@ struct WriterOptions {
   bool exportable = true;     ///< NFS export table (mksquashfs default)
   bool deduplicate = true;    ///< identical files/fragments stored once
   bool keep_xattrs = true;    ///< false drops every xattr handed in
+  /// For data to be copied into another image and nothing else (an
+  /// import's layer segments): regular files only, kept by tag alone (no
+  /// tree: their paths only name them in messages), and finish() writes the
+  /// data and fragment blocks and no table, no super block. on_extent says
+  /// where each file went, data_info() and fragments() what add_reuse_source()
+  /// needs of the result.
+  bool blocks_only = false;
   /// Called by finish(), once per regular file inode of the image whose
   /// Node had a tag (a hard link's inode: once, with its first name's tag):
   /// where its bytes were written. Nothing is kept for it in the Writer.
@@ -283,6 +290,12 @@ class Writer {
 
   /// After finish(): fragment table entry `index` of this image.
   std::optional<Fragment> fragment(uint32_t index) const;
+  /// After finish(): the whole fragment table.
+  std::vector<Fragment> fragments() const;
+  /// After finish() of a blocks_only writer: what an Image of it would say
+  /// of its data (compressor, block size, data compression, where the data
+  /// ends: inode_table_start = bytes_used).
+  ImageInfo data_info() const;
 
   struct Impl;  ///< internal (sqsh/writer.cc)
 

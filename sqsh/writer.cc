@@ -205,7 +205,12 @@ void Writer::Impl::link(const std::string& path, WNode* w) {
   parent->children()[leaf] = w;  // replaces: later entries win (tar, layers)
 }
 
+void Writer::Impl::files_only(const std::string& what) {
+  if (opt.blocks_only) fail(what + ": a blocks-only writer takes regular files alone");
+}
+
 void Writer::Impl::add(const Node& n) {
+  files_only(n.path);
   std::string path = normalize_image_path(n.path, name);
   if (n.type == NodeType::File || n.type == NodeType::Hardlink)
     fail(path + ": regular files go through begin_file(), hard links through add_hardlink()");
@@ -230,6 +235,14 @@ void Writer::Impl::add(const Node& n) {
 }
 
 void Writer::Impl::begin_file(const Node& n) {
+  if (opt.blocks_only) {  // kept by tag, in `nodes`, for finish_blocks_only()
+    WNode* w = new_node(NodeType::File);
+    w->tag = n.tag;
+    feeder->begin(w, n.path);
+    in_file = true;
+    stats.files++;
+    return;
+  }
   std::string path = normalize_image_path(n.path, name);
   if (path == "/") fail("the root must be a directory, not a file");
   WNode* w = new_node(NodeType::File);
@@ -242,6 +255,7 @@ void Writer::Impl::begin_file(const Node& n) {
 }
 
 void Writer::Impl::add_hardlink(const std::string& p, const std::string& t) {
+  files_only("hard link " + p);
   std::string path = normalize_image_path(p, name);
   std::string target = normalize_image_path(t, name);
   if (path == "/") fail("hard link / -> " + target + ": the root must be a directory");
@@ -253,6 +267,7 @@ void Writer::Impl::add_hardlink(const std::string& p, const std::string& t) {
 }
 
 void Writer::Impl::remove(const std::string& p) {
+  files_only("removing " + p);
   std::string path = normalize_image_path(p, name);
   if (path == "/") {
     root->children().clear();
@@ -352,6 +367,26 @@ ReuseStats Writer::reuse_stats(int source) const {
   if (source < 0) return impl_->reuse;
   const auto& all = impl_->reuse_sources;
   return static_cast<size_t>(source) < all.size() ? all[static_cast<size_t>(source)].stats : ReuseStats{};
+}
+
+std::vector<Fragment> Writer::fragments() const {
+  std::vector<Fragment> out;
+  if (!impl_->finished || !impl_->frag) return out;
+  const size_t n = sqfs_frag_table_get_size(impl_->frag.get());
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) out.push_back(*fragment(static_cast<uint32_t>(i)));
+  return out;
+}
+
+ImageInfo Writer::data_info() const {
+  ImageInfo info;
+  const WriterOptions& o = impl_->opt;
+  info.compressor = o.compressor == Compressor::None ? Compressor::Gzip : o.compressor;
+  info.block_size = o.block_size;
+  info.data_compressed = o.compress_data && o.compressor != Compressor::None;
+  info.bytes_used = info.inode_table_start = impl_->stats.image_bytes;
+  info.fragment_count = static_cast<uint32_t>(impl_->frag ? sqfs_frag_table_get_size(impl_->frag.get()) : 0);
+  return info;
 }
 
 std::optional<Fragment> Writer::fragment(uint32_t index) const {

@@ -39,6 +39,20 @@ int set_xattr_index(sqfs_inode_generic_t* inode, uint32_t idx) {
   return sqfs_inode_set_xattr_index(inode, idx);
 }
 
+// Where a file inode's bytes were written.
+FileExtent extent_of(const sqfs_inode_generic_t* inode) {
+  FileExtent x;
+  sqfs_u64 start = 0, size = 0;
+  sqfs_inode_get_file_block_start(inode, &start);
+  sqfs_inode_get_file_size(inode, &size);
+  x.blocks_start = start;
+  x.size = size;
+  x.blocks.assign(inode->extra, inode->extra + sqfs_inode_get_file_block_count(inode));
+  sqfs_inode_get_frag_location(inode, &x.fragment, &x.fragment_offset);
+  x.sparse = inode->base.type == SQFS_INODE_EXT_FILE ? inode->data.file_ext.sparse : 0;
+  return x;
+}
+
 }  // namespace
 
 void Writer::Impl::number(WNode* dir, std::vector<WNode*>& order) {
@@ -92,18 +106,7 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num, bool wide_files) {
       owned.reset(w->file_inode);
       w->file_inode = nullptr;
       inode = check_alloc(owned.get(), "a file without its inode", name);
-      if (opt.on_extent && w->tag != Node::kNoTag) {
-        FileExtent x;
-        sqfs_u64 start = 0, size = 0;
-        sqfs_inode_get_file_block_start(inode, &start);
-        sqfs_inode_get_file_size(inode, &size);
-        x.blocks_start = start;
-        x.size = size;
-        x.blocks.assign(inode->extra, inode->extra + sqfs_inode_get_file_block_count(inode));
-        sqfs_inode_get_frag_location(inode, &x.fragment, &x.fragment_offset);
-        x.sparse = inode->base.type == SQFS_INODE_EXT_FILE ? inode->data.file_ext.sparse : 0;
-        opt.on_extent(w->tag, std::move(x));
-      }
+      if (opt.on_extent && w->tag != Node::kNoTag) opt.on_extent(w->tag, extent_of(inode));
       if (inode->base.type == SQFS_INODE_EXT_FILE || w->links > 1 || wide_files) {
         sqfs_inode_make_extended(inode);
         inode->data.file_ext.nlink = w->links;
@@ -149,6 +152,20 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num, bool wide_files) {
   check_rc(sqfs_meta_writer_write_inode(im.get(), inode), "writing an inode");
 }
 
+uint64_t Writer::Impl::finish_blocks_only() {
+  for (WNode& w : nodes) {
+    if (w.type != NodeType::File) continue;  // the root
+    InodePtr inode(w.file_inode);
+    w.file_inode = nullptr;
+    check_alloc(inode.get(), "a file without its inode", name);
+    if (opt.on_extent && w.tag != Node::kNoTag) opt.on_extent(w.tag, extent_of(inode.get()));
+  }
+  check_rc(fd_file_flush(file.get()), "writing the data");
+  stats.image_bytes = file->get_size(file.get());
+  finished = true;
+  return stats.image_bytes;
+}
+
 void Writer::Impl::pad_to(uint64_t multiple) {
   uint64_t size = file->get_size(file.get());
   if (size % multiple == 0) return;
@@ -184,6 +201,7 @@ uint64_t Writer::Impl::finish() {
   // What the block processor read, and the reused files' bytes (copied
   // here or earlier by copy_reused_now).
   stats.input_bytes = sqfs_block_processor_get_stats(proc.get())->input_bytes_read + reuse.file_bytes;
+  if (opt.blocks_only) return finish_blocks_only();
   // A file whose blocks start past 4 GiB needs an extended inode, so in a
   // large image which files get one would depend on where their blocks
   // landed, and with it the size of the inode table, the grouping of the

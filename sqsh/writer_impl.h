@@ -167,6 +167,11 @@ struct Writer::Impl {
   void add_hardlink(const std::string& path, const std::string& target);
   void remove(const std::string& path);
   uint64_t finish();
+  /// finish() of a blocks_only writer, after the last data block: every
+  /// file's extent, no table.
+  uint64_t finish_blocks_only();
+  /// Refuses what a blocks_only writer does not take (anything but files).
+  void files_only(const std::string& what);
   void number(WNode* dir, std::vector<WNode*>& order);
   /// wide_files: every regular file gets an extended inode (finish()).
   void write_inode(WNode* w, uint32_t parent_num, bool wide_files);

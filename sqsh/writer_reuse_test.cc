@@ -125,6 +125,63 @@ class WriterReuse : public ::testing::Test {
   std::map<std::string, FileExtent> extents_;
 };
 
+// A blocks-only writer (an import's layer segment) writes the files' data
+// and fragment blocks and no table: an image that copies them from it with
+// the extents it reported, its data_info() and fragments() reads back every
+// byte, and the writer takes nothing but regular files.
+TEST_F(WriterReuse, ABlocksOnlyWritersFilesAreCopiedWholeIntoAnImage) {
+  const std::string blocks = tmp_ / "blocks";
+  UniqueFd bfd(::open(blocks.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  ASSERT_TRUE(bfd);
+  std::map<std::string, FileExtent> at;
+  WriterOptions bo = options(&at);
+  bo.blocks_only = true;
+  Writer b(bfd.get(), blocks, bo);
+  for (const auto& [path, bytes] : source_files()) put(b, path, bytes);
+  put(b, "/a-again", source_files().at("/a"));  // deduplicated: the same blocks
+  Node dir;
+  dir.path = "/dir";
+  dir.type = NodeType::Dir;
+  EXPECT_THROW(b.add(dir), Error);
+  EXPECT_THROW(b.add_hardlink("/link", "/a"), Error);
+  EXPECT_THROW(b.remove("/a"), Error);
+  EXPECT_THROW(b.add_reused_file(file("/x", 1), 0, FileExtent{}), Error);
+  // The errors above left the writer unusable (as any Error does): a fresh one.
+  Writer b2(bfd.get(), blocks, bo);
+  at.clear();
+  for (const auto& [path, bytes] : source_files()) put(b2, path, bytes);
+  put(b2, "/a-again", source_files().at("/a"));
+  const uint64_t end = b2.finish();
+  ASSERT_EQ(at.size(), source_files().size() + 1);
+  const ImageInfo info = b2.data_info();
+  EXPECT_EQ(info.inode_table_start, end);
+  EXPECT_EQ(info.bytes_used, end);
+  EXPECT_EQ(info.block_size, kBs);
+  EXPECT_EQ(at.at("/a-again").blocks_start, at.at("/a").blocks_start);
+  EXPECT_FALSE(b2.fragments().empty());
+
+  const std::string out = tmp_ / "from-blocks.sqsh";
+  UniqueFd fd(::open(out.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  {
+    Writer w(fd.get(), out, options());
+    const int id = w.add_reuse_source(bfd.get(), blocks, info, b2.fragments());
+    for (const auto& [path, bytes] : source_files())
+      w.add_reused_file(file(path, bytes.size()), id, at.at(path));
+    w.finish();
+  }
+  Image img(fd.get(), out);
+  auto got = testing::read_image(img);
+  for (const auto& [path, bytes] : source_files()) {
+    ASSERT_TRUE(got.count(path)) << path;
+    EXPECT_EQ(got[path].content, bytes) << path;
+  }
+  for (const char* path : {"a", "b", "c"}) {  // the reference reader agrees
+    auto r = testing::run("unsquashfs -cat " + testing::quote(out) + " " + path + " 2>/dev/null");
+    ASSERT_EQ(r.status, 0) << "unsquashfs -cat " << path;
+    EXPECT_EQ(r.output, source_files().at(std::string("/") + path)) << path;
+  }
+}
+
 TEST_F(WriterReuse, CopiedNowOrAtFinishTheFilesReadBackAsTheyWere) {
   for (bool now : {false, true}) {
     const std::string out = make(now);

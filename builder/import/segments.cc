@@ -26,8 +26,9 @@ constexpr size_t kChunk = 1u << 20;
 struct Cancelled {};
 
 // A segment being written: its unnamed file beside the output and the
-// writer on it, its files named "/0", "/1", … (and tagged 0, 1, …) in the
-// order they come. Neither copied nor moved: its writer calls back into it.
+// blocks-only writer on it (data and fragment blocks, no tree, no tables),
+// its files tagged 0, 1, … (named "/0", "/1", … in messages) in the order
+// they come. Neither copied nor moved: its writer calls back into it.
 struct SegmentWriter {
   SegmentWriter(size_t layer, const SegmentOptions& o, SegmentThreads t)
       : name(o.output + " (segment of layer " + std::to_string(layer) + ")") {
@@ -35,7 +36,8 @@ struct SegmentWriter {
     sqsh::WriterOptions wo = o.writer;
     wo.num_workers = t.workers;
     wo.on_extent = [this](uint64_t k, sqsh::FileExtent x) { sink(k, std::move(x)); };
-    wo.lean = t.lean;  // up to --jobs of them at once: memory (docs/import.md)
+    wo.blocks_only = true;  // no tree, no tables: only its blocks are ever read
+    wo.lean = t.lean;       // up to --jobs of them at once: memory (docs/import.md)
     wo.exportable = false;
     wo.keep_xattrs = false;  // the image's nodes carry them, not the segment's
     wo.clamp_mtimes = false;
@@ -62,10 +64,9 @@ struct SegmentWriter {
     w->finish();
     sink = nullptr;
     if (seen != n) throw Error(name, std::to_string(n - seen) + " files without a recorded extent");
-    w.reset();  // its tree, before the next layer's
-    sqsh::Image img(seg.file->fd(), name);
-    seg.info = img.info();
-    seg.fragments = img.fragments();
+    seg.info = w->data_info();
+    seg.fragments = w->fragments();
+    w.reset();  // its nodes, before the next layer's
     return std::move(seg);
   }
   std::string name;

@@ -45,7 +45,9 @@ struct LayerFiles {
   std::vector<SegmentFile> files;
 };
 
-/// One layer's files compressed: the file, its super block and fragment table.
+/// One layer's files compressed: the file (data and fragment blocks only,
+/// sqsh::WriterOptions::blocks_only), what an image of it would say of its
+/// data, and its fragment table.
 struct Segment {
   std::unique_ptr<AtomicFile> file;  ///< never committed: the kernel or the destructor removes it
   sqsh::ImageInfo info;
