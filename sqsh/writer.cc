@@ -378,15 +378,18 @@ std::vector<Fragment> Writer::fragments() const {
   return out;
 }
 
-ImageInfo Writer::data_info() const {
+ImageInfo Writer::Impl::data_info() const {
   ImageInfo info;
-  const WriterOptions& o = impl_->opt;
-  info.compressor = o.compressor == Compressor::None ? Compressor::Gzip : o.compressor;
-  info.block_size = o.block_size;
-  info.data_compressed = o.compress_data && o.compressor != Compressor::None;
-  info.bytes_used = info.inode_table_start = impl_->stats.image_bytes;
-  info.fragment_count = static_cast<uint32_t>(impl_->frag ? sqfs_frag_table_get_size(impl_->frag.get()) : 0);
+  info.compressor = opt.compressor == Compressor::None ? Compressor::Gzip : opt.compressor;
+  info.block_size = opt.block_size;
+  info.data_compressed = opt.compress_data && opt.compressor != Compressor::None;
+  info.bytes_used = info.inode_table_start = stats.image_bytes;
+  info.fragment_count = static_cast<uint32_t>(frag ? sqfs_frag_table_get_size(frag.get()) : 0);
   return info;
+}
+
+ImageInfo Writer::data_info() const {
+  return impl_->data_info();
 }
 
 std::optional<Fragment> Writer::fragment(uint32_t index) const {

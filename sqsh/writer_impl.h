@@ -170,6 +170,10 @@ struct Writer::Impl {
   /// finish() of a blocks_only writer, after the last data block: every
   /// file's extent, no table.
   uint64_t finish_blocks_only();
+  /// What an Image of this writer's output says of its data: compressor
+  /// (none is written as gzip), block size, data compression, and (once
+  /// finished) where the data ends. Writer::data_info(), add_reuse_source().
+  ImageInfo data_info() const;
   /// Refuses what a blocks_only writer does not take (anything but files).
   void files_only(const std::string& what);
   void number(WNode* dir, std::vector<WNode*>& order);

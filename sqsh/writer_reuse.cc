@@ -72,14 +72,15 @@ int Writer::Impl::add_reuse_source(int fd, const std::string& source_name, const
   auto differs = [&](const std::string& what) {
     fail("cannot reuse the blocks of " + source_name + ": its " + what);
   };
-  const Compressor mine = opt.compressor == Compressor::None ? Compressor::Gzip : opt.compressor;
+  const ImageInfo own = data_info();
+  const Compressor mine = own.compressor;
   if (info.compressor != mine)
     differs("compressor is " + std::string(to_string(info.compressor)) + ", this image's " +
             std::string(to_string(mine)));
   if (info.block_size != opt.block_size)
     differs("block size is " + std::to_string(info.block_size) + ", this image's " +
             std::to_string(opt.block_size));
-  const bool data_compressed = opt.compress_data && opt.compressor != Compressor::None;
+  const bool data_compressed = own.data_compressed;
   if (info.data_compressed != data_compressed)
     differs(std::string("data blocks are ") + (info.data_compressed ? "compressed" : "stored raw") +
             ", this image's " + (data_compressed ? "compressed" : "stored raw"));

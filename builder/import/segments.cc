@@ -53,7 +53,7 @@ struct SegmentWriter {
     n.size = size;
     return n;
   }
-  // Finishes the image; `extents` gets where files 0 … n-1 are.
+  // Finishes the segment; `extent` gets where files 0 … n-1 are.
   Segment finish(size_t n, const std::function<void(size_t, sqsh::FileExtent)>& extent) {
     size_t seen = 0;
     sink = [&](uint64_t k, sqsh::FileExtent x) {
