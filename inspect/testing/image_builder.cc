@@ -14,8 +14,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "inspect/sources/archive_handles.h"
 #include "common/sha256.h"
+#include "inspect/sources/archive_handles.h"
 #include "inspect/sources/string_source.h"
 
 namespace trainimg::inspect::testing {
@@ -336,7 +336,8 @@ void write_rootfs(const ImageSpec& img, const std::string& dir) {
         std::error_code ec;
         for (const auto& c : fs::directory_iterator(dir + parent_of(p), ec)) fs::remove_all(c.path());
       } else if (name.starts_with(".wh.")) {
-        fs::remove_all(dir + parent_of(p) + "/" + name.substr(4));
+        std::error_code ec;  // nothing there, or a file where a directory would be: it hides nothing
+        fs::remove_all(dir + parent_of(p) + "/" + name.substr(4), ec);
       }
     }
     for (const auto& s : l.entries) {
