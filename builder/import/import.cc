@@ -684,12 +684,15 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
       return std::all_of(read.begin(), read.end(), [&](size_t i) { return job.src.can_walk_layer(i); });
     };
     if (read.size() > 1 && !each_alone()) job.src.fetch_layers(want);
-    if (read.size() > 1 && each_alone()) {
-      if (replay_shared) std::exchange(replay_shared, nullptr)();
+    // With block reuse the shared layers are replayed while the others
+    // (often one new layer) are read and compressed, neither waiting for
+    // the other: also when only one layer is read.
+    if (!read.empty() && (read.size() > 1 || replay_shared) && each_alone()) {
       walk_layers_in_parallel(
           job.src, read, import_jobs(job.opt), job.desc.layers, p1, &so,
           [&job](uint64_t bytes) { job.file_written(bytes); },
-          [&job](CompressedLayer& c) { job.compressed[c.layer] = std::move(c); });
+          [&job](CompressedLayer& c) { job.compressed[c.layer] = std::move(c); },
+          std::exchange(replay_shared, nullptr));
     } else {
       CompressingMerge cm(job, p1, so);
       LayerFilter f1(cm, want, &replay_shared);

@@ -127,15 +127,32 @@ inspect::Entry get_entry(Reader& r) {
   return e;
 }
 
-std::string read_all(int fd, const std::string& name) {
+// An entry skipped, its bounds checked (get_entry checks the rest).
+void skip_entry(Reader& r) {
+  r.take(1);
+  r.take(r.u32());  // path
+  r.take(3 * 4 + 2 * 8 + 2 * 4);
+  r.take(r.u32());  // link target
+  for (uint32_t nx = r.u32(), i = 0; i < 2 * nx; ++i) r.take(r.u32());
+}
+
+// The whole file, in a buffer never zeroed first (it is read over at once).
+struct FileBytes {
+  std::unique_ptr<char[]> data;
+  size_t size = 0;
+  std::string_view view() const { return {data.get(), size}; }
+};
+
+FileBytes read_all(int fd, const std::string& name) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw_errno(name, "reading");
   if (!S_ISREG(st.st_mode)) throw Error(name, "not a regular file");
   if (static_cast<uint64_t>(st.st_size) > kMaxIndex) throw Error(name, "too large for a reuse index");
-  std::string out(static_cast<size_t>(st.st_size), '\0');
-  ssize_t n = pread_full(fd, out.data(), out.size(), 0);
+  FileBytes out{std::make_unique_for_overwrite<char[]>(static_cast<size_t>(st.st_size)),
+                static_cast<size_t>(st.st_size)};
+  ssize_t n = pread_full(fd, out.data.get(), out.size, 0);
   if (n < 0) throw_errno(name, "reading");
-  if (static_cast<size_t>(n) < out.size()) throw Error(name, "the file shrank while it was read");
+  if (static_cast<size_t>(n) < out.size) throw Error(name, "the file shrank while it was read");
   return out;
 }
 
@@ -280,7 +297,8 @@ ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::
     throw Error(name, "owned by uid " + std::to_string(st.st_uid) + ", the image by uid " +
                           std::to_string(img.st_uid));
   if (st.st_mode & 022) throw Error(name, "writable by other accounts");
-  const std::string data = read_all(fd.get(), name);
+  const FileBytes file = read_all(fd.get(), name);
+  const std::string_view data = file.view();
   // Trailer: the digest of everything before it, then kEnd.
   const size_t digest_len = 4 + 71;  // put_str of "sha256:" + 64 hex
   if (data.starts_with("TIMGIDX1"))
@@ -291,7 +309,7 @@ ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::
   const size_t body_end = data.size() - kEnd.size() - digest_len;
   const std::string_view body(data.data(), body_end);
   {
-    Reader t(std::string_view(data).substr(body_end, digest_len), name);
+    Reader t(data.substr(body_end, digest_len), name);
     if (t.str() != sha256_digest(body)) throw Error(name, "damaged reuse index: its digest does not match");
   }
   Reader r(body, name);
@@ -305,9 +323,11 @@ ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::
       ReuseIndex::Layer l;
       l.id = r.str();
       l.first_seq = seq;
+      size_t n = 0;  // counted first: the vector is allocated once (no copies, no faults on spare room)
+      for (Reader c = r; c.peek_u8() != kEndOfLayer; ++n) skip_entry(c);
+      l.entries.reserve(n);
       while (r.peek_u8() != kEndOfLayer) l.entries.push_back(get_entry(r));
       r.u8();
-      l.entries.shrink_to_fit();
       seq += l.entries.size();
       idx.layers.push_back(std::move(l));
     } else if (tag == 'O') {

@@ -415,7 +415,8 @@ void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, 
 void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t>& layers, unsigned jobs,
                              const std::vector<std::string>& ids, inspect::LayerVisitor& v,
                              const SegmentOptions* compress, const std::function<void(uint64_t)>& file_done,
-                             const std::function<void(CompressedLayer&)>& compressed) {
+                             const std::function<void(CompressedLayer&)>& compressed,
+                             const std::function<void()>& before) {
   // Entries held as the merge keeps them (no layer id, xattrs shared only
   // where there are some): half the memory of an inspect::Entry, which
   // matters while a layer of many files is also being compressed.
@@ -474,7 +475,8 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
         std::vector<Held>().swap(g.entries);
         if (g.layer && compressed) compressed(*g.layer);
         g.layer.reset();
-      });
+      },
+      before);
 }
 
 }  // namespace trainimg::builder

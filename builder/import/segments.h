@@ -146,11 +146,14 @@ void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, 
 /// entries are held at once. With `compress`, each layer's files are also
 /// compressed as it is read (LayerCompressor, `file_done` after each) and
 /// its CompressedLayer handed to `compressed` after its end_layer, on the
-/// calling thread; without, content is never asked for.
+/// calling thread; without, content is never asked for. `before` (if set)
+/// runs on the calling thread while the first layers are read, before the
+/// first of them is replayed (block reuse replays its shared layers there).
 void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t>& layers, unsigned jobs,
                              const std::vector<std::string>& ids, inspect::LayerVisitor& v,
                              const SegmentOptions* compress = nullptr,
                              const std::function<void(uint64_t)>& file_done = {},
-                             const std::function<void(CompressedLayer&)>& compressed = {});
+                             const std::function<void(CompressedLayer&)>& compressed = {},
+                             const std::function<void()>& before = {});
 
 }  // namespace trainimg::builder
