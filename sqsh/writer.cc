@@ -205,8 +205,9 @@ void Writer::Impl::link(const std::string& path, WNode* w) {
   parent->children()[leaf] = w;  // replaces: later entries win (tar, layers)
 }
 
-void Writer::Impl::files_only(const std::string& what) {
-  if (opt.blocks_only) fail(what + ": a blocks-only writer takes regular files alone");
+void Writer::Impl::files_only(std::string_view what, std::string_view more) {
+  if (opt.blocks_only)
+    fail(std::string(what) + std::string(more) + ": a blocks-only writer takes regular files alone");
 }
 
 void Writer::Impl::add(const Node& n) {
@@ -255,7 +256,7 @@ void Writer::Impl::begin_file(const Node& n) {
 }
 
 void Writer::Impl::add_hardlink(const std::string& p, const std::string& t) {
-  files_only("hard link " + p);
+  files_only("hard link ", p);
   std::string path = normalize_image_path(p, name);
   std::string target = normalize_image_path(t, name);
   if (path == "/") fail("hard link / -> " + target + ": the root must be a directory");
@@ -267,7 +268,7 @@ void Writer::Impl::add_hardlink(const std::string& p, const std::string& t) {
 }
 
 void Writer::Impl::remove(const std::string& p) {
-  files_only("removing " + p);
+  files_only("removing ", p);
   std::string path = normalize_image_path(p, name);
   if (path == "/") {
     root->children().clear();

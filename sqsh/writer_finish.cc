@@ -220,7 +220,7 @@ uint64_t Writer::Impl::finish() {
   root->inode_num = static_cast<uint32_t>(order.size());
   if (order.size() > 0xFFFFFFFEu) fail("too many inodes");
 
-  // Parent inode numbers for the directory inodes.
+  // Parent inode numbers, which only directory inodes hold.
   std::unordered_map<const WNode*, uint32_t> parent;
   for (WNode* d : order) {
     if (d->type != NodeType::Dir) continue;
@@ -230,7 +230,11 @@ uint64_t Writer::Impl::finish() {
   uint32_t count = static_cast<uint32_t>(order.size());
   super.inode_table_start = file->get_size(file.get());
   for (WNode* w : order) {
-    uint32_t p = w == root ? count + 1 : parent[w];  // mksquashfs: the root's parent is count + 1
+    uint32_t p = 0;
+    if (w == root)
+      p = count + 1;  // mksquashfs: the root's parent is count + 1
+    else if (w->type == NodeType::Dir)
+      p = parent.at(w);
     write_inode(w, p, wide_files);
   }
   check_rc(sqfs_meta_writer_flush(im.get()), "writing the inode table");

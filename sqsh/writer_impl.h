@@ -115,7 +115,7 @@ struct Writer::Impl {
     FileExtent x;
   };
   std::vector<ReuseSource> reuse_sources;
-  std::vector<ReusedFile> reused;
+  std::deque<ReusedFile> reused;  // hundreds of thousands: never moved as it grows
   ReuseStats reuse;
   // Copies on threads of their own (prefetch_reused, copy_reused_soon),
   // oldest first. Declared last: stopped and joined before anything they
@@ -175,7 +175,8 @@ struct Writer::Impl {
   /// finished) where the data ends. Writer::data_info(), add_reuse_source().
   ImageInfo data_info() const;
   /// Refuses what a blocks_only writer does not take (anything but files).
-  void files_only(const std::string& what);
+  /// Fails on a blocks-only writer; `what` + `more` name the call (built only then).
+  void files_only(std::string_view what, std::string_view more = {});
   void number(WNode* dir, std::vector<WNode*>& order);
   /// wide_files: every regular file gets an extended inode (finish()).
   void write_inode(WNode* w, uint32_t parent_num, bool wide_files);

@@ -95,7 +95,7 @@ int Writer::Impl::add_reuse_source(int fd, const std::string& source_name, const
 }
 
 void Writer::Impl::add_reused_file(const Node& n, int source, FileExtent x) {
-  files_only(n.path + " (reused)");
+  files_only(n.path, " (reused)");
   std::string path = normalize_image_path(n.path, name);
   if (source < 0 || static_cast<size_t>(source) >= reuse_sources.size())
     fail(path + ": no such reuse source");
