@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <future>
 
 #include "builder/publish/publish.h"
 #include "common/error.h"
@@ -281,6 +282,12 @@ void ReuseIndexWriter::write(int image_fd, const sqsh::ImageInfo& info, const st
   out_.reset();
 }
 
+namespace {
+// The sections of an index whose framing was checked.
+ReuseIndex parse_index(std::string_view body, const std::string& name, const std::string& image, int image_fd,
+                       const sqsh::ImageInfo& info);
+}  // namespace
+
 ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::ImageInfo& info) {
   const std::string name = reuse_index_path(image);
   UniqueFd fd(::open(name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
@@ -308,10 +315,30 @@ ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::
     throw Error(name, "not a trainimg reuse index, or a truncated one");
   const size_t body_end = data.size() - kEnd.size() - digest_len;
   const std::string_view body(data.data(), body_end);
-  {
-    Reader t(data.substr(body_end, digest_len), name);
-    if (t.str() != sha256_digest(body)) throw Error(name, "damaged reuse index: its digest does not match");
+  const std::string want = Reader(data.substr(body_end, digest_len), name).str();
+  // The digest is computed beside the parse (0.1 s of the 0.6 s an index of
+  // 300,000 entries took on 2 cores) and checked before the parse's outcome,
+  // thrown or not, counts: a damaged index is called damaged, whatever the
+  // parse met (the parse is bounds-checked and fuzzed on any bytes).
+  std::future<std::string> digest = std::async(std::launch::async, [body] { return sha256_digest(body); });
+  auto check_digest = [&] {
+    if (digest.get() != want) throw Error(name, "damaged reuse index: its digest does not match");
+  };
+  ReuseIndex idx;
+  try {
+    idx = parse_index(body, name, image, image_fd, info);
+  } catch (...) {
+    check_digest();
+    throw;
   }
+  check_digest();
+  return idx;
+}
+
+namespace {
+
+ReuseIndex parse_index(std::string_view body, const std::string& name, const std::string& image, int image_fd,
+                       const sqsh::ImageInfo& info) {
   Reader r(body, name);
   r.take(kMagic.size());
   ReuseIndex idx;
@@ -366,5 +393,7 @@ ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::
   idx.info = info;
   return idx;
 }
+
+}  // namespace
 
 }  // namespace trainimg::builder
