@@ -163,15 +163,23 @@ void Writer::Impl::set_meta(WNode* w, const Node& n) {
 }
 
 WNode* Writer::Impl::parent_of(const std::string& path, std::string& leaf, bool create) {
+  const size_t cut = path.rfind('/');
+  const std::string_view dir(path.data(), cut == std::string::npos ? 0 : cut);
+  if (last_dir && dir == last_dir_path) {
+    leaf = path.substr(cut + 1);
+    return last_dir;
+  }
   WNode* cur = root;
   size_t pos = 1;
   for (;;) {
     size_t slash = path.find('/', pos);
     if (slash == std::string::npos) {
       leaf = path.substr(pos);
+      last_dir = cur;
+      last_dir_path.assign(dir);
       return cur;
     }
-    std::string comp = path.substr(pos, slash - pos);
+    const std::string_view comp(path.data() + pos, slash - pos);
     pos = slash + 1;
     auto it = cur->children().find(comp);
     if (it == cur->children().end()) {
@@ -179,7 +187,7 @@ WNode* Writer::Impl::parent_of(const std::string& path, std::string& leaf, bool 
       WNode* d = new_node(NodeType::Dir);
       d->mode = 0755;
       d->mtime = mtime;
-      cur->children().emplace(comp, d);
+      cur->children().emplace(std::string(comp), d);
       cur = d;
     } else if (it->second->type != NodeType::Dir) {
       if (!create) return nullptr;
@@ -202,7 +210,10 @@ WNode* Writer::Impl::find(const std::string& path) {
 void Writer::Impl::link(const std::string& path, WNode* w) {
   std::string leaf;
   WNode* parent = parent_of(path, leaf, true);
-  parent->children()[leaf] = w;  // replaces: later entries win (tar, layers)
+  auto [it, added] = parent->children().try_emplace(std::move(leaf), w);
+  if (added) return;
+  if (it->second->type == NodeType::Dir) last_dir = nullptr;  // it and all below leave the tree
+  it->second = w;                                             // replaces: later entries win (tar, layers)
 }
 
 void Writer::Impl::files_only(std::string_view what, std::string_view more) {
@@ -272,11 +283,13 @@ void Writer::Impl::remove(const std::string& p) {
   std::string path = normalize_image_path(p, name);
   if (path == "/") {
     root->children().clear();
+    last_dir = nullptr;
     return;
   }
   std::string leaf;
   WNode* parent = parent_of(path, leaf, false);
   if (parent) parent->children().erase(leaf);
+  last_dir = nullptr;
 }
 
 Writer::Writer(int fd, std::string name, WriterOptions opts) : impl_(std::make_unique<Impl>()) {

@@ -25,7 +25,7 @@ namespace trainimg::sqsh {
 inline constexpr uint32_t kNoXattr = 0xFFFFFFFF;
 
 struct WNode;
-using Children = std::map<std::string, WNode*>;  // byte order, as squashfs requires
+using Children = std::map<std::string, WNode*, std::less<>>;  // byte order, as squashfs requires
 
 // One per inode; an image holds hundreds of thousands, so what only some
 // kinds need (a listing, a symlink target) is a pointer, null elsewhere.
@@ -160,6 +160,13 @@ struct Writer::Impl {
   }
   void set_meta(WNode* w, const Node& n);
   WNode* parent_of(const std::string& path, std::string& leaf, bool create);
+  /// The directory parent_of() found last and its path: files come
+  /// directory by directory, so most lookups end here. A directory leaves
+  /// the tree through a lookup of its own path, which makes its parent the
+  /// last one, except when remove("/") empties the root; link() over a
+  /// directory and remove() forget it all the same.
+  WNode* last_dir = nullptr;
+  std::string last_dir_path;
   WNode* find(const std::string& path);
   void link(const std::string& path, WNode* w);
   void add(const Node& n);

@@ -274,14 +274,62 @@ TEST(Writer, LaterEntriesWinAndRemoveDropsSubtrees) {
   w.add_hardlink("/d/link", "/d/x");
   w.remove("/gone");
   w.remove("/not/there");
+  file("/gone/sub/g", "g");  // a directory made anew, not the one removed
   w.finish();
   Image r(img);
+  EXPECT_EQ(r.read_file("/gone/sub/g", 10).value(), "g");
+  EXPECT_FALSE(r.stat("/gone/sub/f"));
   EXPECT_EQ(r.read_file("/d/x", 10).value(), "new");
   EXPECT_EQ(r.read_file("/d/keep", 10).value(), "1");
   EXPECT_EQ(r.read_file("/d/link", 10).value(), "new");
   EXPECT_EQ(r.stat("/d")->mode, 0700u);
-  EXPECT_FALSE(r.stat("/gone"));
   EXPECT_EQ(r.stat("/d/x")->nlink, 2u);
+}
+
+// A file over a directory takes the directory away: nothing more goes into
+// it (the writer's lookups remember the last directory: not that one).
+TEST(Writer, AFileOverADirectoryLeavesNoDirectoryToAddTo) {
+  TempDir tmp;
+  std::string img = tmp / "o.sqsh";
+  UniqueFd fd(::open(img.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  Writer w(fd.get(), img, WriterOptions{});
+  auto file = [&](const std::string& p) {
+    Node n;
+    n.path = p;
+    n.mode = 0644;
+    w.begin_file(n);
+    w.end_file();
+  };
+  file("/o/p/a");
+  file("/o/p");
+  try {
+    file("/o/p/b");
+    ADD_FAILURE() << "a file went into a directory no longer in the tree";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/o/p is not a directory"), std::string::npos) << e.what();
+  }
+}
+
+// remove("/") empties the root: a file after it goes into new directories.
+TEST(Writer, AfterTheRootIsEmptiedFilesGoIntoNewDirectories) {
+  TempDir tmp;
+  std::string img = tmp / "e.sqsh";
+  UniqueFd fd(::open(img.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  Writer w(fd.get(), img, WriterOptions{});
+  auto file = [&](const std::string& p) {
+    Node n;
+    n.path = p;
+    n.mode = 0644;
+    w.begin_file(n);
+    w.end_file();
+  };
+  file("/a/b/old");
+  w.remove("/");
+  file("/a/b/new");
+  w.finish();
+  Image r(img);
+  EXPECT_TRUE(r.stat("/a/b/new"));
+  EXPECT_FALSE(r.stat("/a/b/old"));
 }
 
 TEST(Writer, RejectsBadInputWithClearErrors) {
