@@ -26,6 +26,12 @@ uint32_t encode_dev(uint32_t major, uint32_t minor) {
   return (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
 }
 
+// Squashfs has no id for "none": it is written as gzip with every
+// "uncompressed" flag set. The compressor the super block names.
+Compressor named_compressor(Compressor c) {
+  return c == Compressor::None ? Compressor::Gzip : c;
+}
+
 unsigned default_workers() {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -52,8 +58,7 @@ void Writer::Impl::setup(int fd) {
   mtime = opt.mtime ? *opt.mtime : static_cast<uint32_t>(std::time(nullptr));
 
   setup_compressors();
-  SQFS_COMPRESSOR id =
-      opt.compressor == Compressor::None ? SQFS_COMP_GZIP : static_cast<SQFS_COMPRESSOR>(opt.compressor);
+  const auto id = static_cast<SQFS_COMPRESSOR>(named_compressor(opt.compressor));
   check_rc(sqfs_super_init(&super, opt.block_size, mtime, id),
            "block size " + std::to_string(opt.block_size));
   check_rc(sqfs_super_write(&super, file.get()), "writing the super block");
@@ -120,7 +125,7 @@ void Writer::Impl::setup(int fd) {
 
 void Writer::Impl::setup_compressors() {
   Compressor c = opt.compressor;
-  SQFS_COMPRESSOR id = c == Compressor::None ? SQFS_COMP_GZIP : static_cast<SQFS_COMPRESSOR>(c);
+  const auto id = static_cast<SQFS_COMPRESSOR>(named_compressor(c));
   sqfs_compressor_config_t cfg;
   check_rc(sqfs_compressor_config_init(&cfg, id, opt.block_size, 0), "configuring the compressor");
   if (c == Compressor::Zstd) cfg.level = 3;  // Pyxis's importer: -Xcompression-level 3
@@ -394,7 +399,7 @@ std::vector<Fragment> Writer::fragments() const {
 
 ImageInfo Writer::Impl::data_info() const {
   ImageInfo info;
-  info.compressor = opt.compressor == Compressor::None ? Compressor::Gzip : opt.compressor;
+  info.compressor = named_compressor(opt.compressor);
   info.block_size = opt.block_size;
   info.data_compressed = opt.compress_data && opt.compressor != Compressor::None;
   info.bytes_used = info.inode_table_start = stats.image_bytes;

@@ -249,34 +249,44 @@ TEST(Writer, AllRootClampAndLzoEnrootDefaults) {
   EXPECT_NE(s.output.find("Duplicates are removed"), std::string::npos) << s.output;
 }
 
-TEST(Writer, LaterEntriesWinAndRemoveDropsSubtrees) {
-  TempDir tmp;
-  std::string img = tmp / "r.sqsh";
-  UniqueFd fd(::open(img.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  Writer w(fd.get(), img, WriterOptions{});
-  auto file = [&](const std::string& p, const std::string& data) {
+// A writer on a new image `name` in `tmp`, and a way to give it a file.
+struct NewImage {
+  NewImage(const TempDir& tmp, const std::string& name)
+      : path(tmp / name),
+        fd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)),
+        w(fd.get(), path, WriterOptions{}) {}
+  void file(const std::string& p, const std::string& data = "") {
     Node n;
     n.path = p;
     n.mode = 0644;
     w.begin_file(n);
     w.write(data.data(), data.size());
     w.end_file();
-  };
+  }
+  std::string path;
+  UniqueFd fd;
+  Writer w;
+};
+
+TEST(Writer, LaterEntriesWinAndRemoveDropsSubtrees) {
+  TempDir tmp;
+  NewImage t(tmp, "r.sqsh");
+  Writer& w = t.w;
   Node dir;
   dir.path = "/d";
   dir.type = NodeType::Dir;
   dir.mode = 0700;
-  file("/d/keep", "1");
-  file("/d/x", "old");
-  file("/d/x", "new");
+  t.file("/d/keep", "1");
+  t.file("/d/x", "old");
+  t.file("/d/x", "new");
   w.add(dir);  // directory over an implied directory: metadata only
-  file("/gone/sub/f", "f");
+  t.file("/gone/sub/f", "f");
   w.add_hardlink("/d/link", "/d/x");
   w.remove("/gone");
   w.remove("/not/there");
-  file("/gone/sub/g", "g");  // a directory made anew, not the one removed
+  t.file("/gone/sub/g", "g");  // a directory made anew, not the one removed
   w.finish();
-  Image r(img);
+  Image r(t.path);
   EXPECT_EQ(r.read_file("/gone/sub/g", 10).value(), "g");
   EXPECT_FALSE(r.stat("/gone/sub/f"));
   EXPECT_EQ(r.read_file("/d/x", 10).value(), "new");
@@ -290,20 +300,11 @@ TEST(Writer, LaterEntriesWinAndRemoveDropsSubtrees) {
 // it (the writer's lookups remember the last directory: not that one).
 TEST(Writer, AFileOverADirectoryLeavesNoDirectoryToAddTo) {
   TempDir tmp;
-  std::string img = tmp / "o.sqsh";
-  UniqueFd fd(::open(img.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  Writer w(fd.get(), img, WriterOptions{});
-  auto file = [&](const std::string& p) {
-    Node n;
-    n.path = p;
-    n.mode = 0644;
-    w.begin_file(n);
-    w.end_file();
-  };
-  file("/o/p/a");
-  file("/o/p");
+  NewImage t(tmp, "o.sqsh");
+  t.file("/o/p/a");
+  t.file("/o/p");
   try {
-    file("/o/p/b");
+    t.file("/o/p/b");
     ADD_FAILURE() << "a file went into a directory no longer in the tree";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("/o/p is not a directory"), std::string::npos) << e.what();
@@ -313,21 +314,12 @@ TEST(Writer, AFileOverADirectoryLeavesNoDirectoryToAddTo) {
 // remove("/") empties the root: a file after it goes into new directories.
 TEST(Writer, AfterTheRootIsEmptiedFilesGoIntoNewDirectories) {
   TempDir tmp;
-  std::string img = tmp / "e.sqsh";
-  UniqueFd fd(::open(img.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-  Writer w(fd.get(), img, WriterOptions{});
-  auto file = [&](const std::string& p) {
-    Node n;
-    n.path = p;
-    n.mode = 0644;
-    w.begin_file(n);
-    w.end_file();
-  };
-  file("/a/b/old");
-  w.remove("/");
-  file("/a/b/new");
-  w.finish();
-  Image r(img);
+  NewImage t(tmp, "e.sqsh");
+  t.file("/a/b/old");
+  t.w.remove("/");
+  t.file("/a/b/new");
+  t.w.finish();
+  Image r(t.path);
   EXPECT_TRUE(r.stat("/a/b/new"));
   EXPECT_FALSE(r.stat("/a/b/old"));
 }

@@ -50,16 +50,12 @@ class Reader {
     throw Error(name_, "damaged reuse index at offset " + std::to_string(pos_) + ": " + what);
   }
   const char* take(size_t n) {
-    if (n > d_.size() - pos_) bad("it ends early");
-    const char* p = d_.data() + pos_;
+    const char* p = peek(n);
     pos_ += n;
     return p;
   }
   uint8_t u8() { return static_cast<uint8_t>(*take(1)); }
-  uint8_t peek_u8() {
-    if (pos_ >= d_.size()) bad("it ends early");
-    return static_cast<uint8_t>(d_[pos_]);
-  }
+  uint8_t peek_u8() { return static_cast<uint8_t>(*peek(1)); }
   uint32_t u32() {
     const auto* p = reinterpret_cast<const unsigned char*>(take(4));
     uint32_t v = 0;
@@ -81,6 +77,10 @@ class Reader {
   size_t pos() const { return pos_; }
 
  private:
+  const char* peek(size_t n) const {
+    if (n > d_.size() - pos_) bad("it ends early");
+    return d_.data() + pos_;
+  }
   std::string_view d_;
   const std::string& name_;
   size_t pos_ = 0;
