@@ -45,7 +45,12 @@ StoredEntry StoredEntry::of(const Entry& e) {
 
 Entry StoredEntry::at(const std::string& path) const {
   Entry e;
-  e.path = path;
+  fill(e, path);
+  return e;
+}
+
+void StoredEntry::fill(Entry& e, std::string path) const {
+  e.path = std::move(path);
   e.type = type;
   e.mode = mode;
   e.uid = uid;
@@ -55,8 +60,10 @@ Entry StoredEntry::at(const std::string& path) const {
   e.rdev_major = rdev_major;
   e.rdev_minor = rdev_minor;
   e.link_target = link_target;
-  if (xattrs) e.xattrs = *xattrs;
-  return e;
+  if (xattrs)
+    e.xattrs = *xattrs;
+  else
+    e.xattrs.clear();
 }
 
 std::pair<std::string, std::string> split_path(const std::string& path) {

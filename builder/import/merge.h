@@ -52,6 +52,9 @@ struct StoredEntry {
   static StoredEntry of(const inspect::Entry& e);
   /// The entry again, at `path` (its layer id empty).
   inspect::Entry at(const std::string& path) const;
+  /// The same into `e` (its layer id kept), reusing the room its strings
+  /// have: a replay of many entries allocates little.
+  void fill(inspect::Entry& e, std::string path) const;
 };
 
 struct MergedNode {

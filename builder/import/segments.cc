@@ -465,9 +465,10 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
       [&](size_t k, Gathered& g) {
         const size_t i = layers[k];
         v.begin_layer(ids[i], i);
+        inspect::Entry e;  // one, refilled: no layer id copied per entry
+        e.layer = ids[i];
         for (Held& h : g.entries) {
-          inspect::Entry e = h.second.at(h.first);
-          e.layer = ids[i];
+          h.second.fill(e, std::move(h.first));
           h = {};  // freed as it goes: the merge's view grows meanwhile
           v.entry(e);
         }
