@@ -216,9 +216,7 @@ void Writer::Impl::link(const std::string& path, WNode* w) {
   std::string leaf;
   WNode* parent = parent_of(path, leaf, true);
   auto [it, added] = parent->children().try_emplace(std::move(leaf), w);
-  if (added) return;
-  if (it->second->type == NodeType::Dir) last_dir = nullptr;  // it and all below leave the tree
-  it->second = w;                                             // replaces: later entries win (tar, layers)
+  if (!added) it->second = w;  // replaces: later entries win (tar, layers)
 }
 
 void Writer::Impl::files_only(std::string_view what, std::string_view more) {
@@ -288,13 +286,12 @@ void Writer::Impl::remove(const std::string& p) {
   std::string path = normalize_image_path(p, name);
   if (path == "/") {
     root->children().clear();
-    last_dir = nullptr;
+    last_dir = nullptr;  // the one way a directory leaves the tree unlooked-up
     return;
   }
   std::string leaf;
   WNode* parent = parent_of(path, leaf, false);
   if (parent) parent->children().erase(leaf);
-  last_dir = nullptr;
 }
 
 Writer::Writer(int fd, std::string name, WriterOptions opts) : impl_(std::make_unique<Impl>()) {

@@ -162,9 +162,9 @@ struct Writer::Impl {
   WNode* parent_of(const std::string& path, std::string& leaf, bool create);
   /// The directory parent_of() found last and its path: files come
   /// directory by directory, so most lookups end here. A directory leaves
-  /// the tree through a lookup of its own path, which makes its parent the
-  /// last one, except when remove("/") empties the root; link() over a
-  /// directory and remove() forget it all the same.
+  /// the tree (link() over it, remove()) through a lookup of its own path,
+  /// which makes its parent the last one; only remove("/"), which empties
+  /// the root without one, must forget it.
   WNode* last_dir = nullptr;
   std::string last_dir_path;
   WNode* find(const std::string& path);
