@@ -8,6 +8,7 @@
 #include <cstring>
 #include <future>
 
+#include "builder/import/entry_codec.h"
 #include "builder/publish/publish.h"
 #include "common/error.h"
 #include "common/fd.h"
@@ -22,119 +23,28 @@ namespace {
 // format 2 ends each section with a mark so that it streams to its file).
 constexpr std::string_view kMagic = "TIMGIDX2";
 constexpr std::string_view kEnd = "TIMGEND1";
-constexpr uint64_t kMaxIndex = 4ull << 30;  // 4 GiB: far above any image's entries
-constexpr uint32_t kMaxString = 1u << 20;
+constexpr uint64_t kMaxIndex = 4ull << 30;        // 4 GiB: far above any image's entries
 constexpr uint8_t kEndOfLayer = 0xFF;             // where an entry's type would be
 constexpr uint64_t kEndOfExtents = ~uint64_t{0};  // where a walk position would be
 constexpr size_t kBuffer = 1u << 20;
 
-void put_u8(std::string& s, uint8_t v) {
-  s.push_back(static_cast<char>(v));
-}
-void put_u32(std::string& s, uint32_t v) {
-  for (int i = 0; i < 4; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-void put_u64(std::string& s, uint64_t v) {
-  for (int i = 0; i < 8; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-void put_str(std::string& s, std::string_view v) {
-  put_u32(s, static_cast<uint32_t>(v.size()));
-  s.append(v);
-}
+using codec::put_str;
+using codec::put_u32;
+using codec::put_u64;
+using codec::put_u8;
 
 // Bounds-checked reading of what the writer above wrote.
-class Reader {
+class Reader : public codec::Reader {
  public:
-  Reader(std::string_view data, const std::string& name) : d_(data), name_(name) {}
-  [[noreturn]] void bad(const std::string& what) const {
-    throw Error(name_, "damaged reuse index at offset " + std::to_string(pos_) + ": " + what);
-  }
-  const char* take(size_t n) {
-    const char* p = peek(n);
-    pos_ += n;
-    return p;
-  }
-  uint8_t u8() { return static_cast<uint8_t>(*take(1)); }
-  uint8_t peek_u8() { return static_cast<uint8_t>(*peek(1)); }
-  uint32_t u32() {
-    const auto* p = reinterpret_cast<const unsigned char*>(take(4));
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; --i) v = (v << 8) | p[i];
-    return v;
-  }
-  uint64_t u64() {
-    const auto* p = reinterpret_cast<const unsigned char*>(take(8));
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
-    return v;
-  }
-  std::string str() {
-    uint32_t n = u32();
-    if (n > kMaxString) bad("a string of " + std::to_string(n) + " bytes");
-    return std::string(take(n), n);
-  }
-  bool done() const { return pos_ == d_.size(); }
-  size_t pos() const { return pos_; }
-
- private:
-  const char* peek(size_t n) const {
-    if (n > d_.size() - pos_) bad("it ends early");
-    return d_.data() + pos_;
-  }
-  std::string_view d_;
-  const std::string& name_;
-  size_t pos_ = 0;
+  Reader(std::string_view data, const std::string& name) : codec::Reader(data, name, "damaged reuse index") {}
 };
-
-void put_entry(std::string& s, const inspect::Entry& e) {
-  put_u8(s, static_cast<uint8_t>(e.type));
-  put_str(s, e.path);
-  put_u32(s, e.mode);
-  put_u32(s, e.uid);
-  put_u32(s, e.gid);
-  put_u64(s, e.size);
-  put_u64(s, static_cast<uint64_t>(e.mtime));
-  put_u32(s, e.rdev_major);
-  put_u32(s, e.rdev_minor);
-  put_str(s, e.link_target);
-  put_u32(s, static_cast<uint32_t>(e.xattrs.size()));
-  for (const auto& [k, v] : e.xattrs) {
-    put_str(s, k);
-    put_str(s, v);
-  }
-}
 
 inspect::Entry get_entry(Reader& r) {
   inspect::Entry e;
-  uint8_t t = r.u8();
-  if (t > static_cast<uint8_t>(inspect::EntryType::Socket)) r.bad("entry type " + std::to_string(t));
-  e.type = static_cast<inspect::EntryType>(t);
-  e.path = r.str();
+  codec::read_entry(r, e);
   if (e.path.empty() || e.path[0] != '/' || inspect::normalize_path(e.path) != e.path)
     r.bad("entry path '" + e.path + "' is not normalised");
-  e.mode = r.u32();
-  e.uid = r.u32();
-  e.gid = r.u32();
-  e.size = r.u64();
-  e.mtime = static_cast<int64_t>(r.u64());
-  e.rdev_major = r.u32();
-  e.rdev_minor = r.u32();
-  e.link_target = r.str();
-  uint32_t nx = r.u32();
-  for (uint32_t i = 0; i < nx; ++i) {
-    std::string k = r.str();
-    e.xattrs[k] = r.str();
-  }
   return e;
-}
-
-// An entry skipped, its bounds checked (get_entry checks the rest).
-void skip_entry(Reader& r) {
-  r.take(1);
-  r.take(r.u32());  // path
-  r.take(3 * 4 + 2 * 8 + 2 * 4);
-  r.take(r.u32());  // link target
-  for (uint32_t nx = r.u32(), i = 0; i < 2 * nx; ++i) r.take(r.u32());
 }
 
 // The whole file, in a buffer never zeroed first (it is read over at once).
@@ -242,7 +152,7 @@ void ReuseIndexWriter::begin_layer(const std::string& layer_id) {
 
 void ReuseIndexWriter::entry(const inspect::Entry& e) {
   if (section_ != 'L') begin_layer("");  // a walk without layers
-  put_entry(buf_, e);
+  codec::put_entry(buf_, e);
   if (buf_.size() >= kBuffer) flush();
 }
 
@@ -350,9 +260,6 @@ ReuseIndex parse_index(std::string_view body, const std::string& name, const std
       ReuseIndex::Layer l;
       l.id = r.str();
       l.first_seq = seq;
-      size_t n = 0;  // counted first: the vector is allocated once (no copies, no faults on spare room)
-      for (Reader c = r; c.peek_u8() != kEndOfLayer; ++n) skip_entry(c);
-      l.entries.reserve(n);
       while (r.peek_u8() != kEndOfLayer) l.entries.push_back(get_entry(r));
       r.u8();
       seq += l.entries.size();

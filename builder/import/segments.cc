@@ -12,6 +12,7 @@
 #include <thread>
 #include <utility>
 
+#include "builder/import/entry_codec.h"
 #include "builder/import/merge.h"
 #include "builder/publish/publish.h"
 #include "common/error.h"
@@ -417,21 +418,19 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
                              const SegmentOptions* compress, const std::function<void(uint64_t)>& file_done,
                              const std::function<void(CompressedLayer&)>& compressed,
                              const std::function<void()>& before) {
-  // Entries held as the merge keeps them (no layer id, xattrs shared only
-  // where there are some): half the memory of an inspect::Entry, which
-  // matters while a layer of many files is also being compressed.
-  using Held = std::pair<std::string, StoredEntry>;
+  // A layer's entries, held until the merge takes them in layer order.
+  using codec::EntryLog;
   struct Gathered {
-    std::vector<Held> entries;
+    EntryLog entries;
     std::optional<CompressedLayer> layer;
   };
   class Gather : public inspect::LayerVisitor {
    public:
-    Gather(std::vector<Held>& out, const std::atomic<bool>& stop, LayerCompressor* c)
+    Gather(EntryLog& out, const std::atomic<bool>& stop, LayerCompressor* c)
         : out_(out), stop_(stop), c_(c) {}
     bool entry(const inspect::Entry& e) override {
       if ((out_.size() & 1023) == 0 && stop_.load(std::memory_order_relaxed)) throw Cancelled{};
-      out_.emplace_back(e.path, StoredEntry::of(e));
+      out_.push(e);
       return c_ && c_->entry(e);
     }
     void content(const inspect::Entry& e, inspect::ContentReader& r) override {
@@ -439,7 +438,7 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
     }
 
    private:
-    std::vector<Held>& out_;
+    EntryLog& out_;
     const std::atomic<bool>& stop_;
     LayerCompressor* c_;
   };
@@ -467,13 +466,8 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
         v.begin_layer(ids[i], i);
         inspect::Entry e;  // one, refilled: no layer id copied per entry
         e.layer = ids[i];
-        for (Held& h : g.entries) {
-          h.second.fill(e, std::move(h.first));
-          h = {};  // freed as it goes: the merge's view grows meanwhile
-          v.entry(e);
-        }
+        g.entries.drain(e, [&v](const inspect::Entry& x) { v.entry(x); });
         v.end_layer(ids[i], i);
-        std::vector<Held>().swap(g.entries);
         if (g.layer && compressed) compressed(*g.layer);
         g.layer.reset();
       },
