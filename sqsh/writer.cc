@@ -250,10 +250,10 @@ void Writer::Impl::add(const Node& n) {
 }
 
 void Writer::Impl::begin_file(const Node& n) {
-  if (opt.blocks_only) {  // kept by tag, in `nodes`, for finish_blocks_only()
-    WNode* w = new_node(NodeType::File);
-    w->tag = n.tag;
-    feeder->begin(w, n.path);
+  if (opt.blocks_only) {  // kept by tag for finish_blocks_only()
+    BlockFile& f = block_files.emplace_back();
+    f.tag = n.tag;
+    feeder->begin(&f.file_inode, n.path);
     in_file = true;
     stats.files++;
     return;
@@ -264,7 +264,7 @@ void Writer::Impl::begin_file(const Node& n) {
   set_meta(w, n);
   w->tag = n.tag;
   link(path, w);
-  feeder->begin(w, path);
+  feeder->begin(&w->file_inode, path);
   in_file = true;
   stats.files++;
 }

@@ -75,10 +75,10 @@ void DataFeeder::wait_for_room(std::unique_lock<std::mutex>& lock, Room room) {
   rethrow_if_failed();
 }
 
-void DataFeeder::begin(WNode* node, const std::string& path) {
+void DataFeeder::begin(sqfs_inode_generic_t** inode, const std::string& path) {
   Op op;
   op.kind = Kind::Begin;
-  op.node = node;
+  op.inode = inode;
   op.path = path;
   if (direct_)
     apply(op, 0);
@@ -202,8 +202,7 @@ void DataFeeder::apply(Op& op, uint64_t at) {
   switch (op.kind) {
     case Kind::Begin:
       current_ = std::move(op.path);
-      check(sqfs_block_processor_begin_file(proc, &op.node->file_inode, nullptr, w_.file_flags),
-            "starting the data of ");
+      check(sqfs_block_processor_begin_file(proc, op.inode, nullptr, w_.file_flags), "starting the data of ");
       proc_in_file_ = true;
       break;
     case Kind::Data: {

@@ -9,6 +9,8 @@
 // third of its time there. Internal to sqsh/.
 #pragma once
 
+#include <sqfs/predef.h>
+
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -23,8 +25,6 @@
 
 namespace trainimg::sqsh {
 
-struct WNode;
-
 class DataFeeder {
  public:
   /// Not `threaded`: no thread and no ring; each call is made at once on the
@@ -36,7 +36,9 @@ class DataFeeder {
 
   // Each throws the feeder's first Error, if it met one (one call late at
   // most: an op is checked when it is queued, its own failure at the next).
-  void begin(WNode* node, const std::string& path);
+  /// A file's data, whose inode libsquashfs creates and grows at `*inode`
+  /// (which must stay where it is until the data is written).
+  void begin(sqfs_inode_generic_t** inode, const std::string& path);
   void write(const void* data, size_t n);
   void end();
   /// Waits until every queued op is done; throws the feeder's Error.
@@ -50,9 +52,9 @@ class DataFeeder {
   enum class Kind : uint8_t { Begin, Data, End };
   struct Op {
     Kind kind = Kind::End;
-    uint32_t len = 0;       // Data: bytes at the ring's read position
-    WNode* node = nullptr;  // Begin
-    std::string path;       // Begin, for messages
+    uint32_t len = 0;                        // Data: bytes at the ring's read position
+    sqfs_inode_generic_t** inode = nullptr;  // Begin
+    std::string path;                        // Begin, for messages
   };
   void push(Op op);
   void publish();

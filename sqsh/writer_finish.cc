@@ -153,12 +153,11 @@ void Writer::Impl::write_inode(WNode* w, uint32_t parent_num, bool wide_files) {
 }
 
 uint64_t Writer::Impl::finish_blocks_only() {
-  for (WNode& w : nodes) {
-    if (w.type != NodeType::File) continue;  // the root
-    InodePtr inode(w.file_inode);
-    w.file_inode = nullptr;
+  for (BlockFile& f : block_files) {
+    InodePtr inode(f.file_inode);
+    f.file_inode = nullptr;
     check_alloc(inode.get(), "a file without its inode", name);
-    if (opt.on_extent && w.tag != Node::kNoTag) opt.on_extent(w.tag, extent_of(inode.get()));
+    if (opt.on_extent && f.tag != Node::kNoTag) opt.on_extent(f.tag, extent_of(inode.get()));
   }
   check_rc(fd_file_flush(file.get()), "writing the data");
   stats.image_bytes = file->get_size(file.get());

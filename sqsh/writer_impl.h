@@ -53,6 +53,17 @@ struct WNode {
   ~WNode() { sqfs_free(file_inode); }
 };
 
+// A file of a blocks-only writer: all finish_blocks_only() needs of it, 16
+// bytes where a WNode is 80 (500,000 files in a segment: 32 MB less).
+struct BlockFile {
+  sqfs_inode_generic_t* file_inode = nullptr;  // as WNode::file_inode
+  uint64_t tag = Node::kNoTag;
+  BlockFile() = default;
+  BlockFile(const BlockFile&) = delete;
+  BlockFile& operator=(const BlockFile&) = delete;
+  ~BlockFile() { sqfs_free(file_inode); }
+};
+
 inline uint16_t type_bits(NodeType t) {
   switch (t) {
     case NodeType::Dir: return SQFS_INODE_MODE_DIR;
@@ -73,7 +84,8 @@ struct Writer::Impl {
   uint32_t mtime = 0;
   // Declaration order matters for destruction (reverse): the processor and
   // writers go before the nodes, compressors and file they point into.
-  std::deque<WNode> nodes;  // stable addresses, no allocation per node
+  std::deque<WNode> nodes;            // stable addresses, no allocation per node
+  std::deque<BlockFile> block_files;  // blocks_only: the files instead of nodes
   FilePtr file;
   CompressorPtr cmp, uncmp, data_cmp;
   BlockWriterPtr blkwr;
