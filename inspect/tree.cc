@@ -618,6 +618,11 @@ bool plain_parts(std::string_view s) {
   return true;
 }
 
+bool is_normalized_path(std::string_view p) {
+  if (p == "/") return true;
+  return p.size() > 1 && p[0] == '/' && p.back() != '/' && plain_parts(p.substr(1));
+}
+
 std::string normalize_path(const std::string& p) {
   // Fast path (nearly every tar member name): "usr/lib/" -> "/usr/lib".
   std::string_view v = p;

@@ -35,6 +35,26 @@ TEST(NormalizePath, CollapsesDotsSlashesAndNeverLeavesRoot) {
   EXPECT_EQ(normalize_path("a"), "/a");
 }
 
+TEST(NormalizePath, IsNormalizedPathAgreesWithNormalizePathOnEveryShortPath) {
+  // Every path of up to 6 characters over the characters that matter.
+  const std::string alphabet = "/.a";
+  std::vector<std::string> paths{""};
+  size_t checked = 0, normal = 0;
+  for (size_t len = 0; len <= 6; ++len) {
+    std::vector<std::string> next;
+    for (const std::string& p : paths) {
+      const bool want = normalize_path(p) == p;
+      EXPECT_EQ(is_normalized_path(p), want) << "'" << p << "'";
+      ++checked;
+      normal += want;
+      for (char c : alphabet) next.push_back(p + c);
+    }
+    paths = std::move(next);
+  }
+  EXPECT_EQ(checked, 1093u);  // 3^0 + ... + 3^6
+  EXPECT_GT(normal, 10u);     // "/", "/a", "/a/a", "/.a", "/a..", ...
+}
+
 TEST(TreeOnInMemoryLayers, WhiteoutDeletesLowerFileAndNamesTheLayer) {
   ImageSpec img;
   img.layer().dir("/opt").file("/opt/a", "1").file("/opt/b", "2");

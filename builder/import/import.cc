@@ -649,12 +649,12 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
       for (size_t i = 0; i < reuse->shared; ++i) want[i] = false;
       replay_shared = [&p1, reuse] {
         for (size_t i = 0; i < reuse->shared; ++i) {
-          ReuseIndex::Layer& l = reuse->index.layers[i];
+          const ReuseIndex::Layer& l = reuse->index.layers[i];
           p1.begin_layer(l.id, i);
-          for (const Entry& e : l.entries) p1.entry(e);
+          reuse->index.for_each_entry(l, [&p1](const Entry& e) { p1.entry(e); });
           p1.end_layer(l.id, i);
-          std::vector<Entry>().swap(l.entries);  // the merger holds them now (peak RSS)
         }
+        reuse->index.drop_entries();  // the merger holds them now (peak RSS)
       };
       // The blocks of the shared layers' files OLD holds are copied, on the
       // Writer's thread of its own, while the merge works out which of them
@@ -900,8 +900,7 @@ std::unique_ptr<Reuse> choose_reuse(const Job& job, std::vector<std::unique_ptr<
       notes.push_back("not reusing " + c->path + ": its lowest layer is not this image's");
       continue;
     }
-    c->shared_entries =
-        c->index.layers[c->shared - 1].first_seq + c->index.layers[c->shared - 1].entries.size();
+    c->shared_entries = c->index.layers[c->shared - 1].first_seq + c->index.layers[c->shared - 1].count;
     if (!best || c->shared > best->shared) best = std::move(c);
   }
   return best;

@@ -39,13 +39,13 @@ class Reader : public codec::Reader {
   Reader(std::string_view data, const std::string& name) : codec::Reader(data, name, "damaged reuse index") {}
 };
 
-inspect::Entry get_entry(Reader& r) {
-  inspect::Entry e;
+// An entry read over `e` and checked.
+void check_entry(Reader& r, inspect::Entry& e) {
   codec::read_entry(r, e);
-  if (e.path.empty() || e.path[0] != '/' || inspect::normalize_path(e.path) != e.path)
-    r.bad("entry path '" + e.path + "' is not normalised");
-  return e;
+  if (!inspect::is_normalized_path(e.path)) r.bad("entry path '" + e.path + "' is not normalised");
 }
+
+const std::string kIndexName = "reuse index";
 
 // The whole file, in a buffer never zeroed first (it is read over at once).
 struct FileBytes {
@@ -214,7 +214,7 @@ ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::
     throw Error(name, "owned by uid " + std::to_string(st.st_uid) + ", the image by uid " +
                           std::to_string(img.st_uid));
   if (st.st_mode & 022) throw Error(name, "writable by other accounts");
-  const FileBytes file = read_all(fd.get(), name);
+  FileBytes file = read_all(fd.get(), name);
   const std::string_view data = file.view();
   // Trailer: the digest of everything before it, then kEnd.
   const size_t digest_len = 4 + 71;  // put_str of "sha256:" + 64 hex
@@ -242,7 +242,22 @@ ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::
     throw;
   }
   check_digest();
+  idx.bytes = std::move(file.data);  // the layers' entries view it
   return idx;
+}
+
+void ReuseIndex::for_each_entry(const Layer& l, const std::function<void(const inspect::Entry&)>& f) const {
+  Reader r(l.entries, kIndexName);  // checked by the parse
+  inspect::Entry e;
+  while (!r.done()) {
+    codec::read_entry(r, e);
+    f(e);
+  }
+}
+
+void ReuseIndex::drop_entries() {
+  for (Layer& l : layers) l.entries = {};
+  bytes.reset();
 }
 
 namespace {
@@ -260,9 +275,11 @@ ReuseIndex parse_index(std::string_view body, const std::string& name, const std
       ReuseIndex::Layer l;
       l.id = r.str();
       l.first_seq = seq;
-      while (r.peek_u8() != kEndOfLayer) l.entries.push_back(get_entry(r));
+      const size_t start = r.pos();
+      for (inspect::Entry e; r.peek_u8() != kEndOfLayer; ++l.count) check_entry(r, e);
+      l.entries = body.substr(start, r.pos() - start);
       r.u8();
-      seq += l.entries.size();
+      seq += l.count;
       idx.layers.push_back(std::move(l));
     } else if (tag == 'O') {
       for (uint64_t at = r.u64(); at != kEndOfExtents; at = r.u64()) {

@@ -206,5 +206,7 @@ std::string resolve_registry_digest(const std::string& ref, const SourceOptions&
 
 /// "/a/./b/../c" -> "/a/c"; never above "/". Used for tar names too.
 std::string normalize_path(const std::string& p);
+/// True when normalize_path(p) == p, found without building it.
+bool is_normalized_path(std::string_view p);
 
 }  // namespace trainimg::inspect
