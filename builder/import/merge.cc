@@ -81,6 +81,7 @@ void LayerMerger::erase(MergedView::iterator it) {
   const MergedNode& n = it->second;
   if (n.written_below) written_replaced_ = true;
   view_.erase(it);
+  ++erased_;
 }
 
 void LayerMerger::touch_written(std::string_view path) {
@@ -93,6 +94,7 @@ void LayerMerger::drop_written(const std::string& path, uint64_t seq) {
   newest_written_mtime_ = std::max(newest_written_mtime_, it->second.entry.mtime);
   if (auto parent = view_.find(split_path(path).first); parent != view_.end()) parent->second.written_below++;
   view_.erase(it);
+  ++erased_;  // a file: never a parent, but counted all the same
   written_.insert(path, seq);
 }
 
@@ -122,6 +124,16 @@ void LayerMerger::remove_subtree(const std::string& path, size_t below_layer) {
 // overlayfs (and Docker's layer extraction) puts a directory where a parent is
 // missing or is not a directory; the non-directory is hidden.
 void LayerMerger::ensure_parents(const std::string& path, int64_t mtime) {
+  const size_t slash = path.rfind('/');
+  if (slash == 0 || slash == std::string::npos) return;  // the root's child
+  const std::string_view parent(path.data(), slash);
+  if (parent == last_parent_ && erased_ == last_parent_erased_) return;  // still there, and all above it
+  ensure_parents_slow(path, mtime);
+  last_parent_.assign(parent);
+  last_parent_erased_ = erased_;
+}
+
+void LayerMerger::ensure_parents_slow(const std::string& path, int64_t mtime) {
   std::vector<std::string> parents;
   for (std::string p = split_path(path).first; p != "/"; p = split_path(p).first) parents.push_back(p);
   for (auto it = parents.rbegin(); it != parents.rend(); ++it) {
@@ -185,8 +197,8 @@ void LayerMerger::resolve_hardlink(MergedNode& n, const std::string& path) {
 }
 
 void LayerMerger::apply(const Entry& e, uint64_t seq) {
-  auto [dir, name] = split_path(e.path);
-  if (name.rfind(kWhiteout, 0) == 0) {
+  if (std::string_view(e.path).substr(e.path.rfind('/') + 1).starts_with(kWhiteout)) {
+    auto [dir, name] = split_path(e.path);
     if (name == kOpaque) {
       remove_children(dir, layer_);
     } else if (name.rfind(".wh..wh.", 0) != 0) {  // other .wh..wh.* are aufs bookkeeping

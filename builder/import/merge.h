@@ -109,11 +109,17 @@ class LayerMerger {
   void remove_children(const std::string& dir, size_t below_layer);
   void erase(MergedView::iterator it);
   void ensure_parents(const std::string& path, int64_t mtime);
+  void ensure_parents_slow(const std::string& path, int64_t mtime);
   void resolve_hardlink(MergedNode& n, const std::string& path);
 
   void touch_written(std::string_view path);
 
   MergedView view_;
+  /// The parent ensure_parents() last made sure of, and erased_ then: entries
+  /// come directory by directory, and only erase() (counted in erased_) can
+  /// take a directory or its ancestors away or turn them into something else.
+  std::string last_parent_;
+  uint64_t last_parent_erased_ = 0, erased_ = 0;
   /// Hash of a dropped path -> its walk position (16 bytes a slot). Two paths
   /// with one 64-bit hash only make a single pass start again.
   StringHashTable<uint64_t> written_;
