@@ -475,23 +475,24 @@ size_t layer_of(const Job& job, uint64_t seq) {
 // write is walked after all (`want`). Reports phase "reuse".
 void lend_blocks(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan, std::vector<bool>& want) {
   Reuse& reuse = *job.reuse;
-  std::vector<std::pair<uint64_t, std::string_view>> rest;
+  std::vector<WritePlan::Owner> rest;
   std::vector<MergedView::iterator> lent;
   uint64_t files = 0, bytes = 0;
-  for (const auto& [seq, path] : plan.content_owner) {
+  for (const WritePlan::Owner& o : plan.content_owner) {
+    const uint64_t seq = o.seq;
     if (seq == kGeneratedSeq || seq >= reuse.shared_entries) {
-      rest.emplace_back(seq, path);
+      rest.push_back(o);
       continue;
     }
-    auto it = view.find(path);
+    auto it = o.node;
     const MergedNode& n = it->second;
     auto x = reuse.index.extents.find(seq);
     if (n.entry.size == 0 || x == reuse.index.extents.end() || x->second.size != n.entry.size) {
       if (n.entry.size > 0) want[layer_of(job, seq)] = true;  // the earlier image lacks these bytes
-      rest.emplace_back(seq, path);
+      rest.push_back(o);
       continue;
     }
-    sqsh::Node node = job.node(n.entry, std::string(path));
+    sqsh::Node node = job.node(n.entry, o.path());
     node.tag = seq;
     w.add_reused_file(node, reuse.writer_source, std::move(x->second));
     reuse.index.extents.erase(x);  // each walk position owns one path: never looked up again
@@ -499,7 +500,7 @@ void lend_blocks(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan, s
     files++;
     bytes += n.entry.size;
   }
-  plan.content_owner = std::move(rest);  // its views of the keys erased below go first
+  plan.content_owner = std::move(rest);  // its nodes erased below go first
   for (MergedView::iterator it : lent) view.erase(it);
   job.prog.files += files;
   job.prog.bytes += bytes;
@@ -535,7 +536,7 @@ SegmentOptions segment_options(const Job& job) {
 // copied. They leave the view and the plan; the rest (the layers it did not
 // read, block reuse's) are the data pass's. Every segment is released.
 void join_compressed(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
-  std::vector<std::pair<uint64_t, std::string_view>> rest;
+  std::vector<WritePlan::Owner> rest;
   CompressedLayer* c = nullptr;
   int id = -1;
   auto flush = [&] {  // the current layer's files are all added: copy them
@@ -544,12 +545,13 @@ void join_compressed(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& pla
     c = nullptr;
     id = -1;
   };
-  for (const auto& [seq, path] : plan.content_owner) {  // ascending: layer by layer
-    auto it = view.find(path);
+  for (const WritePlan::Owner& o : plan.content_owner) {  // ascending: layer by layer
+    const uint64_t seq = o.seq;
+    auto it = o.node;
     const MergedNode& n = it->second;
     const size_t layer = seq == kGeneratedSeq ? SIZE_MAX : layer_of(job, seq);
     if (layer == SIZE_MAX || n.entry.size == 0 || layer >= job.compressed.size() || !job.compressed[layer]) {
-      rest.emplace_back(seq, path);  // write_tree's, or the data pass's
+      rest.push_back(o);  // write_tree's, or the data pass's
       continue;
     }
     if (!c || c->layer != layer) {
@@ -558,14 +560,14 @@ void join_compressed(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& pla
     }
     sqsh::FileExtent* x = c->find(seq - job.layer_first[layer]);
     if (!x || x->size != n.entry.size) {  // not a file with bytes there: the data pass reads it
-      rest.emplace_back(seq, path);
+      rest.push_back(o);
       continue;
     }
     if (id < 0)
       id = w.add_reuse_source(c->seg.file->fd(),
                               job.opt.output + " (segment of layer " + std::to_string(layer) + ")",
                               c->seg.info, std::move(c->seg.fragments));
-    sqsh::Node node = job.node(n.entry, std::string(path));
+    sqsh::Node node = job.node(n.entry, o.path());
     node.tag = seq;
     w.add_reused_file(node, id, std::move(*x));
     job.prog.files++;
@@ -587,13 +589,14 @@ void join_compressed(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& pla
 // read the source (false: no file was left for it).
 bool write_data(Job& job, const SegmentOptions& so, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
   std::vector<LayerFiles> layers;
-  std::vector<std::pair<uint64_t, std::string_view>> rest;
+  std::vector<WritePlan::Owner> rest;
   std::vector<MergedView::iterator> taken;
-  for (const auto& [seq, path] : plan.content_owner) {  // ascending: layer by layer
-    auto it = view.find(path);
+  for (const WritePlan::Owner& o : plan.content_owner) {  // ascending: layer by layer
+    const uint64_t seq = o.seq;
+    auto it = o.node;
     const MergedNode& n = it->second;
     if (seq == kGeneratedSeq || n.entry.size == 0) {  // write_tree's
-      rest.emplace_back(seq, path);
+      rest.push_back(o);
       continue;
     }
     const size_t layer = layer_of(job, seq);
@@ -602,14 +605,14 @@ bool write_data(Job& job, const SegmentOptions& so, sqsh::Writer& w, MergedView&
                         .first_seq = job.layer_first[layer],
                         .blob_bytes = layer < job.desc.layer_bytes.size() ? job.desc.layer_bytes[layer] : 0,
                         .files = {}});
-    std::string p(path);
+    const std::string& p = o.path();
     sqsh::Node node = job.node(n.entry, p);
     node.tag = seq;
     layers.back().files.push_back(
         {.seq = seq, .expect = n.source ? n.source->path : p, .node = std::move(node), .extent = {}});
     taken.push_back(it);
   }
-  plan.content_owner = std::move(rest);  // its views of the keys erased below go first
+  plan.content_owner = std::move(rest);  // its nodes erased below go first
   for (MergedView::iterator it : taken) view.erase(it);
   write_segments(
       job.src, layers, so, [&job](uint64_t bytes) { job.file_written(bytes); },
@@ -709,9 +712,9 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
     // segment, or compressed by the data pass), of these totals; during the
     // merge they counted every version compressed (docs/import.md).
     job.prog.files = job.prog.bytes = 0;
-    for (const auto& [s, path] : plan.content_owner) {
-      const uint64_t size = m.view().find(path)->second.entry.size;
-      if (s == kGeneratedSeq || size == 0) continue;  // write_tree's
+    for (const WritePlan::Owner& o : plan.content_owner) {
+      const uint64_t size = o.node->second.entry.size;
+      if (o.seq == kGeneratedSeq || size == 0) continue;  // write_tree's
       job.prog.total_files++;
       job.prog.total_bytes += size;
     }
@@ -738,10 +741,8 @@ bool write_image(Job& job, sqsh::Writer& w, bool two_pass, Written& out) {
   // files written left the view; a file still in it with bytes to own was
   // not written (a hard link's source whose path was replaced): two passes.
   if (m.written_then_replaced()) return false;
-  for (const auto& [s, path] : plan.content_owner) {
-    const MergedNode& n = m.view().find(path)->second;
-    if (s != kGeneratedSeq && n.entry.size > 0) return false;
-  }
+  for (const WritePlan::Owner& o : plan.content_owner)
+    if (o.seq != kGeneratedSeq && o.node->second.entry.size > 0) return false;
   write_tree(job, w, m.view(), generated);
   out = {p.entries(), 1};
   return true;

@@ -260,41 +260,42 @@ void LayerMerger::finish() {
   }
 }
 
-const std::string_view* WritePlan::owner(uint64_t seq) const {
+const std::string* WritePlan::owner(uint64_t seq) const {
   auto it = std::lower_bound(content_owner.begin(), content_owner.end(), seq,
-                             [](const auto& o, uint64_t s) { return o.first < s; });
-  return it != content_owner.end() && it->first == seq ? &it->second : nullptr;
+                             [](const Owner& o, uint64_t s) { return o.seq < s; });
+  return it != content_owner.end() && it->seq == seq ? &it->path() : nullptr;
 }
 
 WritePlan plan_writes(MergedView& view) {
   WritePlan plan;
-  for (const auto& [path, n] : view)
-    if (n.entry.type == EntryType::File && n.seq != kGeneratedSeq)
-      plan.content_owner.emplace_back(n.seq, path);
+  for (auto it = view.begin(); it != view.end(); ++it)
+    if (it->second.entry.type == EntryType::File && it->second.seq != kGeneratedSeq)
+      plan.content_owner.push_back({it->second.seq, it});
   std::sort(plan.content_owner.begin(), plan.content_owner.end());
   // Links are visited in path order, so the first path of a group whose
   // source is not final anywhere becomes its owner: deterministic output.
-  std::map<uint64_t, std::string_view> link_owners;  // such groups (few)
-  for (auto& [path, n] : view) {
+  std::map<uint64_t, MergedView::iterator> link_owners;  // such groups (few)
+  for (auto at = view.begin(); at != view.end(); ++at) {
+    auto& [path, n] = *at;
     if (n.entry.type != EntryType::Hardlink) continue;
-    const std::string_view* owner = plan.owner(n.content_seq);
+    const std::string* owner = plan.owner(n.content_seq);
     if (!owner)
-      if (auto it = link_owners.find(n.content_seq); it != link_owners.end()) owner = &it->second;
+      if (auto it = link_owners.find(n.content_seq); it != link_owners.end()) owner = &it->second->first;
     if (!owner && !n.source) {  // its source was written, dropped, is final
       plan.links[path] = n.entry.link_target;
       continue;
     }
     if (!owner) {
-      link_owners.emplace(n.content_seq, path);
+      link_owners.emplace(n.content_seq, at);
       n.entry = StoredEntry::of(*n.source);
       n.entry.type = EntryType::File;
       n.seq = n.content_seq;
       continue;
     }
-    n.entry.link_target = std::string(*owner);
-    plan.links[path] = std::string(*owner);
+    n.entry.link_target = *owner;
+    plan.links[path] = *owner;
   }
-  plan.content_owner.insert(plan.content_owner.end(), link_owners.begin(), link_owners.end());
+  for (const auto& [seq, at] : link_owners) plan.content_owner.push_back({seq, at});
   std::sort(plan.content_owner.begin(), plan.content_owner.end());
   return plan;
 }

@@ -131,14 +131,21 @@ class LayerMerger {
 
 /// Which output path stores which walk position's bytes.
 struct WritePlan {
-  /// (walk position, the output path written as a regular file with its
-  /// bytes), ascending by position, the order a walk meets them. The paths
-  /// are views of the MergedView's keys: valid while the view keeps the path.
-  std::vector<std::pair<uint64_t, std::string_view>> content_owner;
+  /// A walk position and the view's node (path and entry) written as a
+  /// regular file with its bytes: valid while the view keeps that node, so
+  /// that no pass looks the path up again.
+  struct Owner {
+    uint64_t seq;
+    MergedView::iterator node;
+    const std::string& path() const { return node->first; }
+    bool operator<(const Owner& o) const { return seq != o.seq ? seq < o.seq : path() < o.path(); }
+  };
+  /// Ascending by position, the order a walk meets them.
+  std::vector<Owner> content_owner;
   /// hard link path -> the output path of the regular file it shares
   std::map<std::string, std::string> links;
-  /// The owner of the bytes at `seq`, or null.
-  const std::string_view* owner(uint64_t seq) const;
+  /// The output path of the bytes at `seq`, or null.
+  const std::string* owner(uint64_t seq) const;
 };
 
 /// Builds the plan and rewrites the view so that every hard link names its
