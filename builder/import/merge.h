@@ -88,7 +88,12 @@ class LayerMerger {
   /// after the walk.
   void finish();
 
-  MergedView& view() { return view_; }
+  /// The view to change from outside (erasing what the passes took): it
+  /// forgets ensure_parents()'s last parent, which such an erase could take.
+  MergedView& view() {
+    last_parent_.clear();
+    return view_;
+  }
   const MergedView& view() const { return view_; }
   /// A single pass wrote the regular file at `path` (walk position `seq`) to
   /// the image: the view forgets it, so memory holds one tree, the writer's,
