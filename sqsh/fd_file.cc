@@ -319,6 +319,8 @@ struct FdFile {
   bool own;
   std::atomic<uint64_t> size;           // fd_file_copy_in may run on another thread
   std::unique_ptr<WriteBehind> behind;  // writable files
+  bool write_back;                      // no `behind`: sync_file_range every kWriteBack bytes
+  uint64_t handed;                      // ... up to here
   std::atomic<int> last_errno;
   // fd_file_preload(): bytes [window_lo, window_lo + window_size) in memory.
   char* window;
@@ -378,6 +380,15 @@ int fd_write_at(sqfs_file_t* base, sqfs_u64 offset, const void* buffer, size_t s
     return SQFS_ERROR_IO;
   }
   grow(f, offset + size);
+  // Write-back started, not waited for; a file system that cannot leaves it
+  // all to the fsync (or to the copy that shares these blocks).
+  constexpr uint64_t kWriteBack = 32u << 20;
+  if (f->write_back && offset + size >= f->handed + kWriteBack) {
+    const uint64_t end = offset + size;
+    (void)::sync_file_range(f->fd, static_cast<off_t>(f->handed), static_cast<off_t>(end - f->handed),
+                            SYNC_FILE_RANGE_WRITE);
+    f->handed = end;
+  }
   return 0;
 }
 
@@ -409,7 +420,7 @@ void fd_destroy(sqfs_object_t* base) {
   delete f;
 }
 
-FdFile* make(int fd, bool read_only, bool own, uint64_t size, bool write_behind);
+FdFile* make(int fd, bool read_only, bool own, uint64_t size, bool write_behind, bool write_back = false);
 
 sqfs_object_t* fd_copy(const sqfs_object_t* base) {
   const FdFile* f = reinterpret_cast<const FdFile*>(base);
@@ -421,7 +432,7 @@ sqfs_object_t* fd_copy(const sqfs_object_t* base) {
   return reinterpret_cast<sqfs_object_t*>(c);
 }
 
-FdFile* make(int fd, bool read_only, bool own, uint64_t size, bool write_behind) {
+FdFile* make(int fd, bool read_only, bool own, uint64_t size, bool write_behind, bool write_back) {
   auto* f = new (std::nothrow) FdFile{};
   if (!f) return nullptr;
   f->base.base.destroy = fd_destroy;
@@ -434,6 +445,8 @@ FdFile* make(int fd, bool read_only, bool own, uint64_t size, bool write_behind)
   f->read_only = read_only;
   f->own = own;
   f->size = size;
+  f->write_back = write_back && !read_only && !write_behind;
+  f->handed = size;
   f->last_errno = 0;
   if (!read_only && write_behind) {
     try {
@@ -448,10 +461,10 @@ FdFile* make(int fd, bool read_only, bool own, uint64_t size, bool write_behind)
 
 }  // namespace
 
-FilePtr make_fd_file(int fd, bool read_only, bool own, bool write_behind) {
+FilePtr make_fd_file(int fd, bool read_only, bool own, bool write_behind, bool write_back) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return nullptr;
-  FdFile* f = make(fd, read_only, own, static_cast<uint64_t>(st.st_size), write_behind);
+  FdFile* f = make(fd, read_only, own, static_cast<uint64_t>(st.st_size), write_behind, write_back);
   if (!f) {
     errno = ENOMEM;
     return nullptr;

@@ -22,7 +22,7 @@ namespace trainimg::sqsh {
 /// Read-only files report reads past the end as SQFS_ERROR_OUT_OF_BOUNDS and
 /// can be copied (sqfs_copy dups the fd); writable ones cannot.
 /// Returns null (errno set) when fstat fails.
-FilePtr make_fd_file(int fd, bool read_only, bool own, bool write_behind = true);
+FilePtr make_fd_file(int fd, bool read_only, bool own, bool write_behind = true, bool write_back = false);
 
 /// Waits until every queued write is in the file and a sync-ahead in flight
 /// (an fdatasync of a large output, on a thread of its own, while it is

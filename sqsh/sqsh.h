@@ -193,6 +193,11 @@ struct WriterOptions {
   /// ring) and fewer blocks are in flight. Same bytes, less memory and
   /// fewer threads; slower for one writer alone.
   bool lean = false;
+  /// A lean writer also starts the write-back of every 32 MiB it wrote
+  /// (sync_file_range), as a writer with its write-behind thread always
+  /// does: for a segment whose blocks the output will share by reflink, so
+  /// that the disk writes them while the CPUs compress, not after.
+  bool write_back = false;
 };
 
 /// What block reuse did in one image (Writer::reuse_stats()).

@@ -53,7 +53,7 @@ void Writer::Impl::setup(int fd) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw_errno(name, "opening the output");
   if (S_ISREG(st.st_mode) && ::ftruncate(fd, 0) != 0) throw_errno(name, "truncating the output");
-  file = make_fd_file(fd, false, false, /*write_behind=*/!opt.lean);
+  file = make_fd_file(fd, false, false, /*write_behind=*/!opt.lean, opt.write_back);
   if (!file) throw_errno(name, "opening the output");
   mtime = opt.mtime ? *opt.mtime : static_cast<uint32_t>(std::time(nullptr));
 

@@ -529,7 +529,8 @@ SegmentOptions segment_options(const Job& job) {
   return {.writer = writer_options(job.opt, 0),
           .output = job.opt.output,
           .reference = job.desc.reference,
-          .jobs = import_jobs(job.opt)};
+          .jobs = import_jobs(job.opt),
+          .share_blocks = shares_blocks(job.opt.output)};
 }
 
 // Joins the planned owners whose bytes the merge pass compressed (the

@@ -2,11 +2,16 @@
 // The data pass of a layered import, one layer per thread (segments.h).
 #include "builder/import/segments.h"
 
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <malloc.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <condition_variable>
 #include <exception>
+#include <filesystem>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -16,6 +21,7 @@
 #include "builder/import/merge.h"
 #include "builder/publish/publish.h"
 #include "common/error.h"
+#include "common/fd.h"
 
 namespace trainimg::builder {
 
@@ -39,6 +45,10 @@ struct SegmentWriter {
     wo.on_extent = [this](uint64_t k, sqsh::FileExtent x) { sink(k, std::move(x)); };
     wo.blocks_only = true;  // no tree, no tables: only its blocks are ever read
     wo.lean = t.lean;       // up to --jobs of them at once: memory (docs/import.md)
+    // Where the output will share the segment's blocks, they must reach the
+    // disk anyway: start that now, while the CPUs compress (a writer with a
+    // write-behind thread, not lean, always does).
+    wo.write_back = o.share_blocks;
     wo.exportable = false;
     wo.keep_xattrs = false;  // the image's nodes carry them, not the segment's
     wo.clamp_mtimes = false;
@@ -472,6 +482,20 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
         g.layer.reset();
       },
       before);
+}
+
+bool shares_blocks(const std::string& path) {
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  UniqueFd a(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  UniqueFd b(::open(dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (!a || !b) return false;
+  static const char block[4096] = {};
+  if (::pwrite(a.get(), block, sizeof block, 0) != static_cast<ssize_t>(sizeof block)) return false;
+  file_clone_range r{};
+  r.src_fd = a.get();
+  r.src_length = sizeof block;
+  return ::ioctl(b.get(), FICLONERANGE, &r) == 0;
 }
 
 }  // namespace trainimg::builder

@@ -59,7 +59,14 @@ struct SegmentOptions {
   std::string output;          ///< the image's path: segments are made in its directory
   std::string reference;       ///< the source, for messages
   unsigned jobs = 1;           ///< threads in all
+  bool share_blocks = false;   ///< shares_blocks(output)
 };
+
+/// Whether the file system of `path`'s directory shares blocks between
+/// files (FICLONERANGE works between two unnamed files there: XFS with
+/// reflink, btrfs): then the join shares a segment's blocks instead of
+/// copying them, and a segment's write-back is started as it is written.
+bool shares_blocks(const std::string& path);
 
 /// Streams one file's bytes from `r` into `w` (begin_file … end_file),
 /// checking the size the header gave (an Error names `reference` and

@@ -229,3 +229,30 @@ TEST(ImportSegments, TheLayersWithTheMostFileBytesStartFirst) {
 
 }  // namespace
 }  // namespace trainimg::builder
+
+namespace trainimg::builder {
+namespace {
+
+// shares_blocks() decides whether segments start their write-back as they are
+// written: true on XFS with reflinks (.ci/start-reflink.sh), false on tmpfs
+// and where there is no directory; it leaves nothing behind.
+TEST(ImportSegments, SharesBlocksOnlyWhereTheFileSystemHasReflinks) {
+  inspect::testing::TempDir tmp;  // under $TMPDIR or /tmp
+  EXPECT_FALSE(shares_blocks(tmp.path() + "/no/such/dir/out.sqsh"));
+  if (std::filesystem::is_directory("/dev/shm")) {
+    EXPECT_FALSE(shares_blocks("/dev/shm/out.sqsh"));
+  }
+  std::string dir;
+  if (const char* d = std::getenv("TRAINIMG_REFLINK_DIR")) dir = d;
+  if (dir.empty()) {
+    std::ifstream state("/tmp/trainimg-ci-reflink");
+    std::getline(state, dir);
+  }
+  if (dir.empty()) GTEST_SKIP() << "no file system with reflinks (run .ci/start-reflink.sh as root)";
+  const auto before = std::distance(std::filesystem::directory_iterator(dir), {});
+  EXPECT_TRUE(shares_blocks(dir + "/out.sqsh"));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), before);
+}
+
+}  // namespace
+}  // namespace trainimg::builder
