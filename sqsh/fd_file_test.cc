@@ -230,12 +230,7 @@ uint64_t shared_bytes(int fd, uint64_t lo, uint64_t hi) {
 // copied every byte there too: the kernel copies a call that starts inside
 // a block in full.)
 TEST(FdFile, CopiesShareWholeBlocksOnAFileSystemWithReflinks) {
-  std::string dir;
-  if (const char* d = std::getenv("TRAINIMG_REFLINK_DIR")) dir = d;
-  if (dir.empty()) {
-    std::ifstream state("/tmp/trainimg-ci-reflink");
-    std::getline(state, dir);
-  }
+  const std::string dir = testing::reflink_dir();
   if (dir.empty()) GTEST_SKIP() << "no file system with reflinks (run .ci/start-reflink.sh as root)";
   std::string tmpl = dir + "/fd-file-XXXXXX";
   ASSERT_NE(::mkdtemp(tmpl.data()), nullptr) << dir;

@@ -52,6 +52,17 @@ struct RunResult {
   std::string output;  // stdout and stderr together
 };
 
+/// The directory of a file system with reflinks for tests that need one:
+/// TRAINIMG_REFLINK_DIR, else what .ci/start-reflink.sh wrote to
+/// /tmp/trainimg-ci-reflink; empty when there is none (the test skips).
+inline std::string reflink_dir() {
+  if (const char* d = std::getenv("TRAINIMG_REFLINK_DIR"); d && *d) return d;
+  std::string dir;
+  std::ifstream state("/tmp/trainimg-ci-reflink");
+  std::getline(state, dir);
+  return dir;
+}
+
 inline RunResult run(const std::string& cmd) {
   RunResult r;
   FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");

@@ -242,12 +242,7 @@ TEST(ImportSegments, SharesBlocksOnlyWhereTheFileSystemHasReflinks) {
   if (std::filesystem::is_directory("/dev/shm")) {
     EXPECT_FALSE(shares_blocks("/dev/shm/out.sqsh"));
   }
-  std::string dir;
-  if (const char* d = std::getenv("TRAINIMG_REFLINK_DIR")) dir = d;
-  if (dir.empty()) {
-    std::ifstream state("/tmp/trainimg-ci-reflink");
-    std::getline(state, dir);
-  }
+  const std::string dir = sqsh::testing::reflink_dir();
   if (dir.empty()) GTEST_SKIP() << "no file system with reflinks (run .ci/start-reflink.sh as root)";
   const auto before = std::distance(std::filesystem::directory_iterator(dir), {});
   EXPECT_TRUE(shares_blocks(dir + "/out.sqsh"));
