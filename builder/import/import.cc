@@ -208,7 +208,6 @@ struct Reuse {
   size_t shared = 0;            ///< its lowest `shared` layers are this image's too
   uint64_t shared_entries = 0;  ///< walk positions below this lie in them
   int writer_source = -1;       ///< per attempt: its id in the sqsh::Writer
-  std::string why_not;          ///< load_reuse(): why it cannot serve (no image then)
   nlohmann::ordered_json summary;
 };
 
@@ -853,47 +852,33 @@ std::optional<int64_t> source_date_epoch_from_env() {
 
 namespace {
 
-// The --reuse images opened and their indexes read, which needs nothing of
-// the source: it runs while the source resolves. A candidate that cannot
-// serve has no image and says why in `why_not`.
-std::vector<std::unique_ptr<Reuse>> load_reuse(const ImportOptions& opt) {
+// The --reuse candidate sharing the most lowest layers with this image; a
+// candidate that cannot serve is named in `notes`, with why.
+std::unique_ptr<Reuse> choose_reuse(const Job& job, const ImportOptions& opt,
+                                    std::vector<std::string>& notes) {
   const sqsh::WriterOptions wo = writer_options(opt, 0);
   const sqsh::Compressor want_cmp =
       wo.compressor == sqsh::Compressor::None ? sqsh::Compressor::Gzip : wo.compressor;
   const bool want_compressed = wo.compress_data && wo.compressor != sqsh::Compressor::None;
-  std::vector<std::unique_ptr<Reuse>> out;
+  std::unique_ptr<Reuse> best;
   for (const std::string& path : opt.reuse) {
-    auto& c = out.emplace_back(std::make_unique<Reuse>());
+    auto c = std::make_unique<Reuse>();
     c->path = path;
     try {
       c->image = std::make_unique<sqsh::Image>(path);
       const sqsh::ImageInfo& info = c->image->info();
       if (info.compressor != want_cmp || info.block_size != wo.block_size ||
           info.data_compressed != want_compressed) {
-        c->why_not = "it is " + std::string(sqsh::to_string(info.compressor)) + ", " +
-                     std::to_string(info.block_size / 1024) + " KiB blocks" +
-                     (info.data_compressed ? "" : ", data stored raw") + "; this import writes " +
-                     std::string(sqsh::to_string(want_cmp)) + ", " + std::to_string(wo.block_size / 1024) +
-                     " KiB blocks" + (want_compressed ? "" : ", data stored raw");
-      } else {
-        c->index = read_reuse_index(path, c->image->fd(), info);
+        notes.push_back("not reusing " + path + ": it is " + std::string(sqsh::to_string(info.compressor)) +
+                        ", " + std::to_string(info.block_size / 1024) + " KiB blocks" +
+                        (info.data_compressed ? "" : ", data stored raw") + "; this import writes " +
+                        std::string(sqsh::to_string(want_cmp)) + ", " + std::to_string(wo.block_size / 1024) +
+                        " KiB blocks" + (want_compressed ? "" : ", data stored raw"));
+        continue;
       }
+      c->index = read_reuse_index(path, c->image->fd(), info);
     } catch (const Error& e) {
-      c->why_not = e.what();
-    }
-    if (!c->why_not.empty()) c->image.reset();
-  }
-  return out;
-}
-
-// The loaded candidate sharing the most lowest layers with this image; a
-// candidate that cannot serve is named in `notes`, with why.
-std::unique_ptr<Reuse> choose_reuse(const Job& job, std::vector<std::unique_ptr<Reuse>> loaded,
-                                    std::vector<std::string>& notes) {
-  std::unique_ptr<Reuse> best;
-  for (auto& c : loaded) {
-    if (!c->image) {
-      notes.push_back("not reusing " + c->path + ": " + c->why_not);
+      notes.push_back("not reusing " + path + ": " + e.what());
       continue;
     }
     const auto& mine = job.desc.layers;
@@ -901,7 +886,7 @@ std::unique_ptr<Reuse> choose_reuse(const Job& job, std::vector<std::unique_ptr<
            c->index.layers[c->shared].id == mine[c->shared])
       c->shared++;
     if (c->shared == 0) {
-      notes.push_back("not reusing " + c->path + ": its lowest layer is not this image's");
+      notes.push_back("not reusing " + path + ": its lowest layer is not this image's");
       continue;
     }
     c->shared_entries = c->index.layers[c->shared - 1].first_seq + c->index.layers[c->shared - 1].count;
@@ -915,10 +900,6 @@ std::unique_ptr<Reuse> choose_reuse(const Job& job, std::vector<std::unique_ptr<
 ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& progress) {
   if (opt.via_enroot) return import_via_enroot(opt, progress);
   SignalGuard guard;
-  // The earlier images' indexes (0.1-0.5 s for 70,000-300,000 entries) are
-  // read while the source resolves (a registry's manifest, a daemon's image).
-  std::future<std::vector<std::unique_ptr<Reuse>>> loading;
-  if (!opt.reuse.empty()) loading = std::async(std::launch::async, load_reuse, std::cref(opt));
   std::optional<int64_t> created;
   auto src = open_input(opt.source, opt.sources, created);
   // SOURCE_DATE_EPOCH wins over the image's `created`.
@@ -950,13 +931,12 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   bool index_written = false;
   std::vector<std::string> notes;
   std::unique_ptr<Reuse> reuse;
-  if (loading.valid()) {
-    auto loaded = loading.get();
+  if (!opt.reuse.empty()) {
     if (!layered || !content_addressed)
       notes.push_back("no block reuse: " + opt.source +
                       (layered ? " has layers not named by their digest" : " has a single layer"));
     else
-      reuse = choose_reuse(job, std::move(loaded), notes);
+      reuse = choose_reuse(job, opt, notes);
   }
   job.reuse = reuse.get();
   // The super block mtime must not depend on the clock: SOURCE_DATE_EPOCH or 0.
