@@ -41,6 +41,20 @@ int pwrite_all(int fd, const char* p, size_t size, uint64_t offset) {
   return 0;
 }
 
+// Starts the write-back of [handed, written) once 32 MiB are pending, not
+// waiting for it, and moves `handed` to `written`; returns the bytes handed
+// over (0 when not due, or when the file system cannot: a pipe, a tmpfs;
+// then the fsync, or a copy that shares these blocks, writes them).
+uint64_t start_write_back(int fd, uint64_t& handed, uint64_t written) {
+  constexpr uint64_t kWriteBack = 32u << 20;
+  if (written < handed + kWriteBack) return 0;
+  const uint64_t n = written - handed;
+  const bool ok =
+      ::sync_file_range(fd, static_cast<off_t>(handed), static_cast<off_t>(n), SYNC_FILE_RANGE_WRITE) == 0;
+  handed = written;
+  return ok ? n : 0;
+}
+
 // The writer's system calls on a thread of their own. The import's main
 // thread runs libsquashfs's back end (it writes every finished block) and is
 // the critical path of an import; copying the output into the page cache
@@ -170,9 +184,8 @@ class WriteBehind {
   }
 
  private:
-  static constexpr uint64_t kRing = 8u << 20;          // bytes queued at most (the memory this costs)
-  static constexpr uint64_t kMaxOp = 1u << 20;         // one pwrite at most
-  static constexpr uint64_t kWriteBehind = 32u << 20;  // sync_file_range granularity
+  static constexpr uint64_t kRing = 8u << 20;   // bytes queued at most (the memory this costs)
+  static constexpr uint64_t kMaxOp = 1u << 20;  // one pwrite at most
   struct Op {
     uint64_t offset;  // in the file
     uint64_t ring;    // where the bytes start, as a count of bytes ever queued
@@ -227,14 +240,7 @@ class WriteBehind {
       return errno;
     const uint64_t off = op.offset + op.len;
     written_ = std::max(written_, off);
-    // Write-behind; a file system that cannot (or a pipe) leaves it all to the fsync.
-    if (written_ - handed_ >= kWriteBehind) {
-      const uint64_t n = written_ - handed_;
-      if (::sync_file_range(fd_, static_cast<off_t>(handed_), static_cast<off_t>(n), SYNC_FILE_RANGE_WRITE) ==
-          0)
-        handed(n);
-      handed_ = written_;
-    }
+    if (const uint64_t n = start_write_back(fd_, handed_, written_)) handed(n);
     return 0;
   }
 
@@ -319,7 +325,7 @@ struct FdFile {
   bool own;
   std::atomic<uint64_t> size;           // fd_file_copy_in may run on another thread
   std::unique_ptr<WriteBehind> behind;  // writable files
-  bool write_back;                      // no `behind`: sync_file_range every kWriteBack bytes
+  bool write_back;                      // no `behind`: start_write_back() as it writes
   uint64_t handed;                      // ... up to here
   std::atomic<int> last_errno;
   // fd_file_preload(): bytes [window_lo, window_lo + window_size) in memory.
@@ -380,15 +386,7 @@ int fd_write_at(sqfs_file_t* base, sqfs_u64 offset, const void* buffer, size_t s
     return SQFS_ERROR_IO;
   }
   grow(f, offset + size);
-  // Write-back started, not waited for; a file system that cannot leaves it
-  // all to the fsync (or to the copy that shares these blocks).
-  constexpr uint64_t kWriteBack = 32u << 20;
-  if (f->write_back && offset + size >= f->handed + kWriteBack) {
-    const uint64_t end = offset + size;
-    (void)::sync_file_range(f->fd, static_cast<off_t>(f->handed), static_cast<off_t>(end - f->handed),
-                            SYNC_FILE_RANGE_WRITE);
-    f->handed = end;
-  }
+  if (f->write_back) start_write_back(f->fd, f->handed, offset + size);
   return 0;
 }
 

@@ -592,7 +592,6 @@ void join_compressed(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& pla
 bool write_data(Job& job, const SegmentOptions& so, sqsh::Writer& w, MergedView& view, WritePlan& plan) {
   std::vector<LayerFiles> layers;
   std::vector<WritePlan::Owner> rest;
-  std::vector<MergedView::iterator> taken;
   for (const WritePlan::Owner& o : plan.content_owner) {  // ascending: layer by layer
     const uint64_t seq = o.seq;
     auto it = o.node;
@@ -612,10 +611,9 @@ bool write_data(Job& job, const SegmentOptions& so, sqsh::Writer& w, MergedView&
     node.tag = seq;
     layers.back().files.push_back(
         {.seq = seq, .expect = n.source ? n.source->path : p, .node = std::move(node), .extent = {}});
-    taken.push_back(it);
+    view.erase(it);  // as in join_compressed(): the file is the segment's now
   }
-  plan.content_owner = std::move(rest);  // its nodes erased below go first
-  for (MergedView::iterator it : taken) view.erase(it);
+  plan.content_owner = std::move(rest);
   write_segments(
       job.src, layers, so, [&job](uint64_t bytes) { job.file_written(bytes); },
       [&](LayerFiles& l, Segment& seg) {

@@ -33,14 +33,11 @@ using codec::put_u32;
 using codec::put_u64;
 using codec::put_u8;
 
-// Bounds-checked reading of what the writer above wrote.
-class Reader : public codec::Reader {
- public:
-  Reader(std::string_view data, const std::string& name) : codec::Reader(data, name, "damaged reuse index") {}
-};
+// What a bounds-checked codec::Reader of the index calls a fault.
+constexpr std::string_view kDamaged = "damaged reuse index";
 
 // An entry read over `e` and checked.
-void check_entry(Reader& r, inspect::Entry& e) {
+void check_entry(codec::Reader& r, inspect::Entry& e) {
   codec::read_entry(r, e);
   if (!inspect::is_normalized_path(e.path)) r.bad("entry path '" + e.path + "' is not normalised");
 }
@@ -225,7 +222,7 @@ ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::
     throw Error(name, "not a trainimg reuse index, or a truncated one");
   const size_t body_end = data.size() - kEnd.size() - digest_len;
   const std::string_view body(data.data(), body_end);
-  const std::string want = Reader(data.substr(body_end, digest_len), name).str();
+  const std::string want = codec::Reader(data.substr(body_end, digest_len), name, kDamaged).str();
   // The digest is computed beside the parse (0.1 s of the 0.6 s an index of
   // 300,000 entries took on 2 cores) and checked before the parse's outcome,
   // thrown or not, counts: a damaged index is called damaged, whatever the
@@ -247,7 +244,7 @@ ReuseIndex read_reuse_index(const std::string& image, int image_fd, const sqsh::
 }
 
 void ReuseIndex::for_each_entry(const Layer& l, const std::function<void(const inspect::Entry&)>& f) const {
-  Reader r(l.entries, kIndexName);  // checked by the parse
+  codec::Reader r(l.entries, kIndexName, kDamaged);  // checked by the parse
   inspect::Entry e;
   while (!r.done()) {
     codec::read_entry(r, e);
@@ -264,7 +261,7 @@ namespace {
 
 ReuseIndex parse_index(std::string_view body, const std::string& name, const std::string& image, int image_fd,
                        const sqsh::ImageInfo& info) {
-  Reader r(body, name);
+  codec::Reader r(body, name, kDamaged);
   r.take(kMagic.size());
   ReuseIndex idx;
   uint64_t seq = 0;
