@@ -2,7 +2,6 @@
 // The streaming squashfs writer (issue 5). libsquashfs 1.2.0 gives the
 // pieces (block processor, meta/dir writers, tables); the tree, inode
 // numbering, hard links and the table sequence are ours (domain.md §4).
-#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,8 +9,8 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
-#include <thread>
 
+#include "common/cpus.h"
 #include "common/error.h"
 #include "sqsh/compressor.h"
 #include "sqsh/fd_file.h"
@@ -30,14 +29,6 @@ uint32_t encode_dev(uint32_t major, uint32_t minor) {
 // "uncompressed" flag set. The compressor the super block names.
 Compressor named_compressor(Compressor c) {
   return c == Compressor::None ? Compressor::Gzip : c;
-}
-
-unsigned default_workers() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return static_cast<unsigned>(CPU_COUNT(&set));
-  unsigned n = std::thread::hardware_concurrency();
-  return n ? n : 1;
 }
 
 }  // namespace
@@ -95,7 +86,7 @@ void Writer::Impl::setup(int fd) {
   std::memset(&desc, 0, sizeof desc);
   desc.size = sizeof desc;
   desc.max_block_size = opt.block_size;
-  desc.num_workers = opt.num_workers ? opt.num_workers : default_workers();
+  desc.num_workers = opt.num_workers ? opt.num_workers : usable_cpus();
   // Memory bound of the data path: blocks in flight x block size.
   // A lean writer keeps fewer: it is one of many side by side.
   const unsigned per_worker = opt.lean ? 2 : 4, floor = opt.lean ? 4 : 8;

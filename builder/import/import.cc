@@ -50,6 +50,7 @@
 #include "builder/import/segments.h"
 #include "builder/import/via_enroot.h"
 #include "builder/publish/publish.h"
+#include "common/cpus.h"
 #include "common/error.h"
 #include "common/fd.h"
 #include "common/sha256.h"
@@ -133,7 +134,7 @@ sqsh::WriterOptions writer_options(const ImportOptions& o, uint32_t mtime) {
 
 // --jobs, 0 meaning every core.
 unsigned import_jobs(const ImportOptions& o) {
-  return o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  return o.jobs ? o.jobs : usable_cpus();
 }
 
 // Everything one attempt at writing the image shares.

@@ -24,7 +24,7 @@ struct ImportOptions {
   sqsh::Compressor compressor = sqsh::Compressor::Zstd;
   std::optional<int> level;        ///< default: zstd 3 (Pyxis's caching importer)
   uint32_t block_size = 1u << 20;  ///< 1 MiB (Pyxis's caching importer: -b 1M)
-  unsigned jobs = 0;               ///< compressor threads; 0 = all cores
+  unsigned jobs = 0;               ///< compressor threads; 0 = usable_cpus()
   bool force = false;              ///< replace an existing OUT atomically
   bool enroot_defaults = false;    ///< enroot's layout: -comp lzo -noD, 128 KiB blocks
   bool keep_xattrs = false;        ///< enroot drops every xattr
