@@ -7,6 +7,10 @@
 
 #include "sqsh/handles.h"
 
+namespace trainimg {
+class CpuSlots;
+}
+
 namespace trainimg::sqsh {
 
 /// Creates a compressor (or, with SQFS_COMP_FLAG_UNCOMPRESS, a decompressor)
@@ -24,10 +28,15 @@ int create_lzo_compressor(const sqfs_compressor_config_t& cfg, CompressorPtr& ou
 /// every meta data block is stored raw: `--compression none`.
 CompressorPtr create_store_compressor(const sqfs_compressor_config_t& cfg);
 
-/// For the block processor of `mksquashfs -noD` images: a copy of `inner`
-/// that stores blocks of `block_size` bytes (data blocks) raw and still
-/// compresses the shorter fragment blocks. Null on allocation failure.
-CompressorPtr create_raw_data_compressor(const sqfs_compressor_t& inner, uint32_t block_size);
+/// For the block processor: a copy of `inner` that
+///  - with `raw_block_size` (images like `mksquashfs -noD`), stores blocks of
+///    that many bytes (data blocks) raw and still compresses the shorter
+///    fragment blocks;
+///  - with `slots`, holds one of them while it compresses a block (--jobs as
+///    a cap on the threads at work, common/cpu_slots.h).
+/// Null on allocation failure.
+CompressorPtr create_data_compressor(const sqfs_compressor_t& inner, uint32_t raw_block_size,
+                                     CpuSlots* slots);
 
 /// A copy of decompressor `inner` that keeps the last meta data blocks it
 /// decompressed (direct-mapped, keyed by the exact compressed bytes), for the

@@ -17,6 +17,10 @@
 #include <string_view>
 #include <vector>
 
+namespace trainimg {
+class CpuSlots;  // common/cpu_slots.h
+}
+
 namespace trainimg::sqsh {
 
 /// The compressor ids of the squashfs super block, plus None (our
@@ -165,9 +169,12 @@ struct WriterOptions {
   Compressor compressor = Compressor::Zstd;
   std::optional<int> level;        ///< default: zstd 3, gzip 9, xz 6, lzo1x_999 8
   uint32_t block_size = 1u << 20;  ///< power of two, 4 KiB .. 1 MiB
-  unsigned num_workers = 0;        ///< block processor threads; 0 = all cores
+  unsigned num_workers = 0;        ///< block processor threads; 0 = usable_cpus() (common/cpus.h)
   bool compress_data = true;       ///< false = `mksquashfs -noD` (data and fragment blocks raw)
   bool all_root = false;           ///< every uid/gid 0 (`-all-root`)
+  /// Shared with the other writers and readers of one job: each block is
+  /// compressed holding one of them (--jobs as a cap, common/cpu_slots.h).
+  CpuSlots* cpu_slots = nullptr;
   /// Super block mtime and that of implied parent directories; default:
   /// the time of construction. Set it (e.g. from SOURCE_DATE_EPOCH) for
   /// byte-identical output from identical input.

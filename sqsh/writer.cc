@@ -67,8 +67,11 @@ void Writer::Impl::setup(int fd) {
     // fragments compressed. The block processor's compressor stores
     // full-size (data) blocks raw instead.
     super.flags |= SQFS_FLAG_UNCOMPRESSED_DATA;
-    data_cmp = check_alloc(create_raw_data_compressor(*cmp, opt.block_size), "creating the compressor", name);
   }
+  if (!opt.compress_data || opt.cpu_slots)
+    data_cmp =
+        check_alloc(create_data_compressor(*cmp, opt.compress_data ? 0 : opt.block_size, opt.cpu_slots),
+                    "creating the compressor", name);
   // Bit 0x40: libsquashfs calls it NO_DUPLICATES and sets it by default;
   // squashfs-tools (SQUASHFS_DUPLICATE) read it as "duplicates removed",
   // which is what it means in mksquashfs's images.

@@ -50,6 +50,7 @@
 #include "builder/import/segments.h"
 #include "builder/import/via_enroot.h"
 #include "builder/publish/publish.h"
+#include "common/cpu_slots.h"
 #include "common/cpus.h"
 #include "common/error.h"
 #include "common/fd.h"
@@ -151,6 +152,8 @@ struct Job {
   const char* reference_from = nullptr;  ///< for the sidecar
   int64_t reference = 0;                 ///< set by reference_time()
   ImportProgress prog{};
+  /// --jobs: the threads that inflate or compress hold one of these.
+  CpuSlots* cpu_slots = nullptr;
   /// Records this import's reuse index (null: none is written).
   ReuseIndexWriter* index = nullptr;
   /// The earlier image that lends blocks (null: none).
@@ -526,7 +529,9 @@ void lend_blocks(Job& job, sqsh::Writer& w, MergedView& view, WritePlan& plan, s
 }
 
 SegmentOptions segment_options(const Job& job) {
-  return {.writer = writer_options(job.opt, 0),
+  sqsh::WriterOptions wo = writer_options(job.opt, 0);
+  wo.cpu_slots = job.cpu_slots;
+  return {.writer = wo,
           .output = job.opt.output,
           .reference = job.desc.reference,
           .jobs = import_jobs(job.opt),
@@ -913,6 +918,10 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
           .clamp = clamp,
           .reference_from = from};
   if (job.desc.reference.empty()) job.desc.reference = opt.source;
+  // --jobs N caps the threads at work at N; without it every thread may run
+  // (the CPUs the process may use bound them: an affinity mask, a quota).
+  std::optional<CpuSlots> cpu_slots;
+  if (opt.jobs) job.cpu_slots = &cpu_slots.emplace(opt.jobs);
   job.report("resolve");  // the source is open: its manifest (and digest) resolved
   if (progress) src->on_transfer([&job](const inspect::TransferProgress& t) { job.report_download(t); });
   // Before the compressors and the read-ahead start (they inherit its nice
@@ -954,6 +963,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
       // only known after the merge, so a provisional writer gets SDE or 0
       // and every entry carries its own mtime.
       wo = writer_options(opt, clamp_time(opt.source_date_epoch.value_or(0)));
+      wo.cpu_slots = job.cpu_slots;
       if (index) {
         index->clear();
         wo.on_extent = [&index](uint64_t seq, sqsh::FileExtent x) { index->extent(seq, x); };

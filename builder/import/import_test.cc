@@ -337,8 +337,17 @@ TEST(ImportRegistry, SameImageAsTheDockerArchiveWithSourceDateEpoch) {
   o.output = tmp / "registry.sqsh";
   std::ostringstream events;
   ImportResult r = import_image(o, import_progress_printer("json", events, false));
+  // --jobs 1 from an empty cache: a layer read while its blob downloads
+  // gives its one CPU slot back while it waits (cpu_slots.h), else this hangs.
+  TempDir cache1;
+  ::setenv("TRAINIMG_CACHE", cache1.path().c_str(), 1);
+  o.output = tmp / "registry-j1.sqsh";
+  o.jobs = 1;
+  import_image(o);
+  o.jobs = 0;
   ::unsetenv("TRAINIMG_ALLOW_HTTP");
   ::unsetenv("TRAINIMG_CACHE");
+  EXPECT_EQ(sh("cmp " + tmp / "registry.sqsh" + " " + tmp / "registry-j1.sqsh").rc, 0);
   auto listing = [&](const std::string& img) {
     return sh("unsquashfs -lln " + img + " | grep -v ' squashfs-root/etc/rc$'").out;
   };

@@ -20,6 +20,7 @@
 #include "builder/import/entry_codec.h"
 #include "builder/import/merge.h"
 #include "builder/publish/publish.h"
+#include "common/cpu_slots.h"
 #include "common/error.h"
 #include "common/fd.h"
 
@@ -72,7 +73,10 @@ struct SegmentWriter {
       extent(static_cast<size_t>(k), std::move(x));
       ++seen;
     };
-    w->finish();
+    {
+      CpuSlotFreed wait;  // for the compressors' last blocks
+      w->finish();
+    }
     sink = nullptr;
     if (seen != n) throw Error(name, std::to_string(n - seen) + " files without a recorded extent");
     seg.info = w->data_info();
@@ -353,7 +357,13 @@ SegmentThreads segment_threads(unsigned jobs, size_t threads) {
 uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::string& path,
                            inspect::ContentReader& r, const std::string& reference) {
   static thread_local std::vector<char> buf(kChunk);
-  w.begin_file(node);
+  // Reading (inflating) holds this thread's CPU slot, if it has one; the
+  // writer's calls give it back: they may wait for its compressors, which
+  // need slots of their own (cpu_slots.h).
+  {
+    CpuSlotFreed wait;
+    w.begin_file(node);
+  }
   uint64_t got = 0;
   for (;;) {
     check_interrupted(reference);
@@ -361,11 +371,13 @@ uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::s
     if (v.empty()) break;
     got += v.size();
     if (got > node.size) break;
+    CpuSlotFreed wait;
     w.write(v.data(), v.size());
   }
   if (got != node.size)
     throw Error(reference, path + ": the header says " + std::to_string(node.size) + " bytes, the data has " +
                                (got > node.size ? "more" : std::to_string(got)));
+  CpuSlotFreed wait;
   w.end_file();
   return got;
 }
@@ -414,6 +426,7 @@ void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, 
   ordered_parallel<Segment>(
       order, threads, layers.size(),
       [&](size_t i, const std::atomic<bool>& stop) {
+        CpuSlot busy(opt.writer.cpu_slots);  // reading the layer
         SegmentBuilder b(layers[i], opt, t, file_done, stop);
         src.walk_layer(layers[i].layer, b);
         Segment seg = b.finish();
@@ -459,6 +472,7 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
   ordered_parallel<Gathered>(
       order, threads, 2 * threads,  // entries of at most 2 x threads layers held at once
       [&](size_t k, const std::atomic<bool>& stop) {
+        CpuSlot busy(compress ? compress->writer.cpu_slots : nullptr);  // reading the layer
         Gathered g;
         std::optional<LayerCompressor> c;
         if (compress) c.emplace(layers[k], *compress, t, file_done, &stop);

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "common/cpu_slots.h"
 #include "common/error.h"
 #include "common/fd.h"
 #include "common/sha256.h"
@@ -496,10 +497,27 @@ class RegistrySource : public ImageSource {
       });
   }
 
+  // Waits on cv_ until `ready` (which, once true, stays true: downloads only
+  // progress), with `lock` on mu_ held on return. A thread that holds a CPU
+  // slot (an import's layer reader, common/cpu_slots.h) gives it back while
+  // the network works, and takes it again without mu_ held.
+  template <class Ready>
+  void wait_for(std::unique_lock<std::mutex>& lock, Ready ready) {
+    if (ready()) return;
+    lock.unlock();
+    {
+      CpuSlotFreed freed;
+      lock.lock();
+      cv_.wait(lock, ready);
+      lock.unlock();
+    }
+    lock.lock();
+  }
+
   // The layer's verified fd, waiting for it.
   int wait_layer(size_t i) {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return fds_[i] || error_; });
+    wait_for(lock, [&] { return fds_[i] || error_; });
     if (fds_[i]) return fds_[i].get();
     std::rethrow_exception(error_);
   }
@@ -508,7 +526,7 @@ class RegistrySource : public ImageSource {
   // is read while it grows).
   int wait_readable(size_t i) {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return fds_[i] || st_[i].growing || error_; });
+    wait_for(lock, [&] { return fds_[i] || st_[i].growing || error_; });
     if (fds_[i]) return fds_[i].get();
     if (error_) std::rethrow_exception(error_);
     return -1;
@@ -526,7 +544,7 @@ class RegistrySource : public ImageSource {
       {
         std::unique_lock<std::mutex> lock(s_.mu_);
         auto& st = s_.st_[i_];
-        s_.cv_.wait(lock, [&] { return s_.fds_[i_] || st.avail > pos_ || s_.error_; });
+        s_.wait_for(lock, [&] { return s_.fds_[i_] || st.avail > pos_ || s_.error_; });
         if (!s_.fds_[i_] && st.avail <= pos_) std::rethrow_exception(s_.error_);
         fd = st.growing.get();
         limit = s_.fds_[i_] ? size_ : st.avail;
