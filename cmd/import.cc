@@ -57,8 +57,8 @@ void setup_import(CLI::App& sub, Runner& run) {
   sub.add_option("--level", f->o.level, "Compression level (default: zstd 3, gzip 9, xz 6, lzo 8)");
   sub.add_option("--block-size", f->block_size, "Data block size, 4K..1M, power of two (default 1M)");
   sub.add_option("--jobs", f->o.jobs,
-                 "Layers read and compressed at once (default: the CPUs this process may use: its affinity mask, capped by a cgroup CPU quota); each has at least two compressor "
-                 "threads of its own, one with --jobs 1");
+                 "At most N threads reading or compressing at once (default: no cap, threads for every CPU "
+                 "this process may use: its affinity mask, capped by a cgroup CPU quota)");
   sub.add_flag("--force", f->o.force, "Replace an existing output atomically");
   sub.add_flag("--enroot-defaults", f->o.enroot_defaults,
                "enroot's exact layout: -comp lzo -noD, 128 KiB blocks");
