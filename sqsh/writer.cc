@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "common/cpu_slots.h"
 #include "common/cpus.h"
 #include "common/error.h"
 #include "sqsh/compressor.h"
@@ -301,6 +302,7 @@ Writer::Writer(int fd, std::string name, WriterOptions opts) : impl_(std::make_u
 // is being thrown away, so errors here are moot.
 Writer::~Writer() {
   if (!impl_ || !impl_->proc || impl_->finished) return;
+  CpuSlotFreed freed;  // the workers draining may need this thread's CPU slot
   impl_->feeder->abandon();
   if (impl_->feeder->file_open()) (void)sqfs_block_processor_end_file(impl_->proc.get());
   (void)sqfs_block_processor_sync(impl_->proc.get());

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "common/cpu_slots.h"
 #include "sqsh/writer_impl.h"
 
 namespace trainimg::sqsh {
@@ -61,15 +62,30 @@ void DataFeeder::publish() {
 
 // Waits, with the feeder woken, until `room()` (the ring or the op queue has
 // room); throws the feeder's error. producer_waiting_ is set before room() is
-// checked: a release the check did not see is followed by a notify.
+// checked: a release the check did not see is followed by a notify. Only
+// this thread takes room, so room() stays true once it is.
+//
+// The feeder may need a CPU slot to make room (libsquashfs compresses inline
+// with one worker; common/cpu_slots.h): a caller that holds one gives it
+// back while it waits, and takes it again without mu_ held. The writer's
+// calls that never wait keep it: no hand-over per file.
 template <class Room>
 void DataFeeder::wait_for_room(std::unique_lock<std::mutex>& lock, Room room) {
   producer_waiting_ = true;
-  while (!room() && !failed_) {
-    idle_ = false;
-    unsignalled_ = 0;
-    work_cv_.notify_one();
-    space_cv_.wait(lock);
+  if (!room() && !failed_) {
+    lock.unlock();
+    {
+      CpuSlotFreed freed;
+      lock.lock();
+      while (!room() && !failed_) {
+        idle_ = false;
+        unsignalled_ = 0;
+        work_cv_.notify_one();
+        space_cv_.wait(lock);
+      }
+      lock.unlock();
+    }
+    lock.lock();
   }
   producer_waiting_ = false;
   rethrow_if_failed();
@@ -80,23 +96,28 @@ void DataFeeder::begin(sqfs_inode_generic_t** inode, const std::string& path) {
   op.kind = Kind::Begin;
   op.inode = inode;
   op.path = path;
-  if (direct_)
+  if (direct_) {
+    CpuSlotFreed freed;  // libsquashfs may wait for its compressors
     apply(op, 0);
-  else
+  } else {
     push(std::move(op));
+  }
 }
 
 void DataFeeder::end() {
   Op op;
-  if (direct_)
+  if (direct_) {
+    CpuSlotFreed freed;
     apply(op, 0);
-  else
+  } else {
     push(op);
+  }
 }
 
 void DataFeeder::write(const void* data, size_t n) {
   const char* p = static_cast<const char*>(data);
   if (direct_) {
+    CpuSlotFreed freed;
     append(p, n);
     return;
   }
@@ -122,6 +143,7 @@ void DataFeeder::write(const void* data, size_t n) {
 
 void DataFeeder::drain() {
   if (direct_) return;
+  CpuSlotFreed freed;
   publish();
   std::unique_lock<std::mutex> lock(mu_);
   idle_cv_.wait(lock, [&] {

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/cpu_slots.h"
 #include "sqsh/writer_impl.h"
 
 namespace trainimg::sqsh {
@@ -174,9 +175,12 @@ void Writer::Impl::pad_to(uint64_t multiple) {
 
 uint64_t Writer::Impl::finish() {
   if (in_file) fail("finish() called inside a file");
-  feeder->drain();
-  feeder->abandon();  // nothing is left: the thread just ends
-  check_rc(sqfs_block_processor_finish(proc.get()), "writing the remaining data blocks");
+  {
+    CpuSlotFreed freed;  // waits for the compressors, which need CPU slots (common/cpu_slots.h)
+    feeder->drain();
+    feeder->abandon();  // nothing is left: the thread just ends
+    check_rc(sqfs_block_processor_finish(proc.get()), "writing the remaining data blocks");
+  }
 
   // Link counts: every directory entry is one link; a directory has two
   // more (its "." and its parent's entry is counted above) per squashfs.

@@ -8,6 +8,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <future>
+#include <thread>
+
+#include "common/cpu_slots.h"
 #include "common/error.h"
 #include "common/fd.h"
 #include "sqsh/sqsh.h"
@@ -208,6 +213,55 @@ TEST(Writer, SameInputAndFixedMtimeGiveByteIdenticalImages) {
   opt.mtime = 1700000001;
   std::string c = write_image(tmp / "c.sqsh", root, tree, opt);
   EXPECT_FALSE(a == c);  // the super block carries the mtime
+}
+
+// An import's layer reader holds a CPU slot (--jobs as a cap,
+// common/cpu_slots.h) while it feeds a writer whose compressors need slots
+// too: the writer gives the caller's slot back wherever it waits for them,
+// while it is fed, when it finishes, and when it is dropped with blocks in
+// flight (a walk that failed). With one slot, any of these holding on to it
+// would wait forever; the test gives up after 60 s instead of hanging.
+TEST(Writer, GivesTheCallersCpuSlotBackWhereverItWaitsForItsCompressors) {
+  TempDir tmp;
+  const std::string data = testing::make_bytes(6u << 20, /*compressible=*/true, 3);
+  for (bool lean : {false, true}) {
+    for (bool finish : {true, false}) {
+      CpuSlots slots(1);
+      std::promise<void> done;
+      std::thread reader([&] {
+        CpuSlot busy(&slots);
+        const std::string path = tmp / ("img-" + std::to_string(lean) + std::to_string(finish));
+        UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+        WriterOptions o;
+        o.num_workers = 2;
+        o.lean = lean;
+        o.block_size = 128u * 1024;
+        o.cpu_slots = &slots;
+        {
+          Writer w(fd.get(), path, o);
+          Node n;
+          n.path = "/big";
+          n.type = NodeType::File;
+          n.mode = 0644;
+          n.size = data.size();
+          w.begin_file(n);
+          for (size_t off = 0; off < data.size(); off += 1u << 20) w.write(data.data() + off, 1u << 20);
+          if (finish) {
+            w.end_file();
+            w.finish();
+          }
+        }
+        done.set_value();
+      });
+      if (done.get_future().wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+        reader.detach();
+        FAIL() << "the writer waited for its compressors holding the caller's CPU slot (lean " << lean
+               << ", finish " << finish << ")";
+      }
+      reader.join();
+      EXPECT_EQ(slots.peak(), 1u);
+    }
+  }
 }
 
 TEST(Writer, AllRootClampAndLzoEnrootDefaults) {

@@ -73,10 +73,7 @@ struct SegmentWriter {
       extent(static_cast<size_t>(k), std::move(x));
       ++seen;
     };
-    {
-      CpuSlotFreed wait;  // for the compressors' last blocks
-      w->finish();
-    }
+    w->finish();  // gives this thread's CPU slot back while its compressors end
     sink = nullptr;
     if (seen != n) throw Error(name, std::to_string(n - seen) + " files without a recorded extent");
     seg.info = w->data_info();
@@ -358,12 +355,9 @@ uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::s
                            inspect::ContentReader& r, const std::string& reference) {
   static thread_local std::vector<char> buf(kChunk);
   // Reading (inflating) holds this thread's CPU slot, if it has one; the
-  // writer's calls give it back: they may wait for its compressors, which
-  // need slots of their own (cpu_slots.h).
-  {
-    CpuSlotFreed wait;
-    w.begin_file(node);
-  }
+  // writer gives it back wherever it waits for its compressors, which need
+  // slots of their own (cpu_slots.h, sqsh's DataFeeder).
+  w.begin_file(node);
   uint64_t got = 0;
   for (;;) {
     check_interrupted(reference);
@@ -371,13 +365,11 @@ uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::s
     if (v.empty()) break;
     got += v.size();
     if (got > node.size) break;
-    CpuSlotFreed wait;
     w.write(v.data(), v.size());
   }
   if (got != node.size)
     throw Error(reference, path + ": the header says " + std::to_string(node.size) + " bytes, the data has " +
                                (got > node.size ? "more" : std::to_string(got)));
-  CpuSlotFreed wait;
   w.end_file();
   return got;
 }
