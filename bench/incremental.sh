@@ -13,8 +13,9 @@
 #   --source oci: the OCI layouts themselves (a machine without a registry).
 # --work DIR keeps the generated images and A.sqsh for the next run; --runs 0
 # with --scale runs only the scale pair (SCALE_RUNS times, default 1).
-# Also: --jobs N for every import (default: all cores) and, with --scale,
-# B's cold import with --jobs 2 and with --jobs N, alternately.
+# Also: --jobs N for every import (a cap of N threads at work; default 0: no
+# cap, threads for every CPU the process may use) and, with --scale, B's cold
+# import with --jobs 2 and with --jobs N (N = nproc for 0), alternately.
 # usage: bench/incremental.sh [--files N] [--mb M] [--layers L] [--big-mb B] [--add-files F] [--add-mb A]
 #          [--change C] [--runs R] [--jobs N] [--source registry|oci] [--scale] [--bin PATH] [--work DIR]
 set -euo pipefail
@@ -40,7 +41,6 @@ while [ $# -gt 0 ]; do
 done
 bin="$(readlink -f "$bin")"
 [ -x "$bin" ] || { echo "bench/incremental.sh: no trainimg binary at $bin (use --bin)" >&2; exit 2; }
-[ "$jobs" != 0 ] || jobs=$(nproc)
 if [ -z "$work" ]; then
   work="$(mktemp -d "${TMPDIR:-/tmp}/trainimg-bench-incr-XXXXXX")"
   trap 'rm -rf "$work"' EXIT
@@ -125,7 +125,7 @@ if [ "$made" = 1 ]; then
 else
   echo "images A and B kept in $work (their sizes: the run that made them); A is $((a_bytes >> 20)) MiB as .sqsh"
 fi
-echo "source: $source; --jobs $jobs; medians of $runs, alternating; $(nproc) cores"
+echo "source: $source; --jobs $jobs$([ "$jobs" != 0 ] || echo ' (no cap)'); medians of $runs, alternating; $(nproc) cores"
 printf '%-34s %10s %12s\n' "" "seconds" "peak RSS MiB"
 printf '%-34s %10s %12s\n' "import B cold" "$t_cold" "$((rss_cold / 1024))"
 printf '%-34s %10s %12s\n' "import B --reuse A.sqsh" "$t_reuse" "$((rss_reuse / 1024))"
@@ -137,7 +137,11 @@ echo "reuse: $reuse_line"
 echo "sqfsdiff-equal to the cold import: $same"
 fi
 if [ "$scale" = 1 ]; then
+  jn=$jobs
+  [ "$jn" != 0 ] || jn=$(nproc)
+  export jn
   j2='"$bin" import "$src_b" -o "$work/out.sqsh" --cache "$work/cache" --jobs 2 --no-inspect --progress json'
-  read -r t_j2 t_jn <<<"$(alternate "$j2" "$cold_cmd")"
-  echo "cold import of B: --jobs 2 $t_j2 s, --jobs $jobs $t_jn s, ratio $(calc "$t_jn / $t_j2")"
+  jn_cmd='"$bin" import "$src_b" -o "$work/out.sqsh" --cache "$work/cache" --jobs "$jn" --no-inspect --progress json'
+  read -r t_j2 t_jn <<<"$(alternate "$j2" "$jn_cmd")"
+  echo "cold import of B: --jobs 2 $t_j2 s, --jobs $jn $t_jn s, ratio $(calc "$t_jn / $t_j2")"
 fi
