@@ -63,4 +63,20 @@ class CpuSlotFreed {
   CpuSlots* slots_;
 };
 
+/// Runs `wait(lock)`, a wait under `lock` on another thread's work, with this
+/// thread's slot given back. The slot is given back and taken again without
+/// `lock` held: taking it may block, and the thread that would free one may
+/// need `lock` first. `lock` is held on return, as on entry.
+template <class Wait>
+void wait_with_slot_freed(std::unique_lock<std::mutex>& lock, Wait wait) {
+  lock.unlock();
+  {
+    CpuSlotFreed freed;
+    lock.lock();
+    wait(lock);
+    lock.unlock();
+  }
+  lock.lock();
+}
+
 }  // namespace trainimg

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -26,16 +27,18 @@ std::optional<std::string> read_line(const fs::path& p) {
 }
 
 std::optional<int64_t> to_int(std::string_view s) {
-  if (s.empty()) return std::nullopt;
-  bool neg = s.front() == '-';
-  if (neg) s.remove_prefix(1);
-  if (s.empty() || s.size() > 18) return std::nullopt;
   int64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + (c - '0');
-  }
-  return neg ? -v : v;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+// The next `sep`-separated field of `rest`, taken off its front.
+std::string_view next_field(std::string_view& rest, char sep) {
+  const size_t at = rest.find(sep);
+  const std::string_view field = rest.substr(0, at);
+  rest = at == std::string_view::npos ? std::string_view() : rest.substr(at + 1);
+  return field;
 }
 
 // CPUs a quota of `quota` per `period` gives, rounded up; nullopt for none.
@@ -94,26 +97,18 @@ std::optional<unsigned> cgroup_cpu_quota(std::string_view proc_cgroup, const std
   std::optional<unsigned> best;
   const fs::path base(root);
   while (!proc_cgroup.empty()) {
-    const size_t nl = proc_cgroup.find('\n');
-    std::string_view line = proc_cgroup.substr(0, nl);
-    proc_cgroup = nl == std::string_view::npos ? std::string_view() : proc_cgroup.substr(nl + 1);
+    std::string_view line = next_field(proc_cgroup, '\n');
     // "ID:CONTROLLERS:PATH"; the path may hold ':' itself.
-    const size_t a = line.find(':');
-    if (a == std::string_view::npos) continue;
-    const size_t b = line.find(':', a + 1);
-    if (b == std::string_view::npos) continue;
-    const std::string_view id = line.substr(0, a), controllers = line.substr(a + 1, b - a - 1),
-                           path = line.substr(b + 1);
+    if (std::count(line.begin(), line.end(), ':') < 2) continue;
+    const std::string_view id = next_field(line, ':');
+    std::string_view controllers = next_field(line, ':');
+    const std::string_view path = line;
     if (id == "0" && controllers.empty()) {
       walk_up(base, path, v2_quota, best);  // the unified hierarchy
       continue;
     }
     bool cpu = false;
-    for (std::string_view rest = controllers; !rest.empty();) {
-      const size_t c = rest.find(',');
-      if (rest.substr(0, c) == "cpu") cpu = true;
-      rest = c == std::string_view::npos ? std::string_view() : rest.substr(c + 1);
-    }
+    while (!controllers.empty()) cpu |= next_field(controllers, ',') == "cpu";
     if (!cpu) continue;
     // Where v1 mounts the cpu controller: alone or beside cpuacct.
     for (const char* mount : {"cpu", "cpu,cpuacct", "cpuacct,cpu"})

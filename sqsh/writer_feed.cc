@@ -73,19 +73,14 @@ template <class Room>
 void DataFeeder::wait_for_room(std::unique_lock<std::mutex>& lock, Room room) {
   producer_waiting_ = true;
   if (!room() && !failed_) {
-    lock.unlock();
-    {
-      CpuSlotFreed freed;
-      lock.lock();
+    wait_with_slot_freed(lock, [&](std::unique_lock<std::mutex>& l) {
       while (!room() && !failed_) {
         idle_ = false;
         unsignalled_ = 0;
         work_cv_.notify_one();
-        space_cv_.wait(lock);
+        space_cv_.wait(l);
       }
-      lock.unlock();
-    }
-    lock.lock();
+    });
   }
   producer_waiting_ = false;
   rethrow_if_failed();

@@ -504,14 +504,7 @@ class RegistrySource : public ImageSource {
   template <class Ready>
   void wait_for(std::unique_lock<std::mutex>& lock, Ready ready) {
     if (ready()) return;
-    lock.unlock();
-    {
-      CpuSlotFreed freed;
-      lock.lock();
-      cv_.wait(lock, ready);
-      lock.unlock();
-    }
-    lock.lock();
+    wait_with_slot_freed(lock, [&](std::unique_lock<std::mutex>& l) { cv_.wait(l, ready); });
   }
 
   // The layer's verified fd, waiting for it.
