@@ -217,13 +217,29 @@ void LayerMerger::apply(const Entry& e, uint64_t seq) {
   }
   if (e.type == EntryType::Hardlink) resolve_hardlink(n, e.path);
   ensure_parents(e.path, e.mtime);
-  auto it = view_.find(e.path);
-  if (it == view_.end()) touch_written(e.path);
-  if (it != view_.end() && !(it->second.entry.type == EntryType::Dir && n.entry.type == EntryType::Dir))
+  // One search (none for a walk in the view's order): the place of e.path.
+  auto it = lower_bound(e.path);
+  if (it == view_.end() || it->first != e.path) {
+    touch_written(e.path);
+    it = view_.emplace_hint(it, e.path, std::move(n));
+  } else if (!(it->second.entry.type == EntryType::Dir && n.entry.type == EntryType::Dir)) {
     remove_subtree(e.path, kAllLayers);
-  else if (it != view_.end())
+    it = view_.insert_or_assign(e.path, std::move(n)).first;
+  } else {
     n.written_below = it->second.written_below;
-  view_[e.path] = std::move(n);
+    it->second = std::move(n);
+  }
+  last_ = it;
+  last_erased_ = erased_;
+  has_last_ = true;
+}
+
+MergedView::iterator LayerMerger::lower_bound(const std::string& path) {
+  if (has_last_ && last_erased_ == erased_ && last_->first < path) {
+    auto next = std::next(last_);
+    if (next == view_.end() || !(next->first < path)) return next;
+  }
+  return view_.lower_bound(path);
 }
 
 void LayerMerger::put(const Entry& e, bool keep_dir) {

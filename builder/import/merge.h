@@ -92,6 +92,7 @@ class LayerMerger {
   /// forgets ensure_parents()'s last parent, which such an erase could take.
   MergedView& view() {
     last_parent_.clear();
+    has_last_ = false;
     return view_;
   }
   const MergedView& view() const { return view_; }
@@ -118,8 +119,16 @@ class LayerMerger {
   void resolve_hardlink(MergedNode& n, const std::string& path);
 
   void touch_written(std::string_view path);
+  /// view_.lower_bound(path), from the entry apply() last placed when `path`
+  /// comes right after it (a walk in the view's order: most layers' tars).
+  MergedView::iterator lower_bound(const std::string& path);
 
   MergedView view_;
+  /// The entry apply() last placed, while erased_ is last_erased_ (no erase
+  /// since, so it is still in the view).
+  MergedView::iterator last_;
+  uint64_t last_erased_ = 0;
+  bool has_last_ = false;
   /// The parent ensure_parents() last made sure of, and erased_ then: entries
   /// come directory by directory, and only erase() (counted in erased_) can
   /// take a directory or its ancestors away or turn them into something else.
