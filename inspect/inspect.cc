@@ -4,6 +4,7 @@
 
 #include "inspect/facts/gather.h"
 #include "inspect/sources/source.h"
+#include "inspect/sources/sqsh_source.h"
 
 namespace trainimg::inspect {
 
@@ -24,6 +25,13 @@ Report inspect_image(const std::string& uri, const ImageExpectations& e, const S
   auto src = open_source(uri, opt);
   facts::ImageFacts f = facts::gather_facts(*src);
   if (f.reference.empty()) f.reference = uri;
+  return make_report(f, e);
+}
+
+Report inspect_sqsh(int fd, const std::string& name, const ImageExpectations& e) {
+  auto src = open_sqsh_source(fd, name);
+  facts::ImageFacts f = facts::gather_facts(*src);
+  if (f.reference.empty()) f.reference = name;
   return make_report(f, e);
 }
 

@@ -87,6 +87,9 @@ std::vector<std::pair<std::string, std::string>> facts_rows(const facts::ImageFa
 /// Opens `uri`, gathers the facts, runs the rules: the whole report.
 /// Throws trainimg::Error for unreadable or hostile input.
 Report inspect_image(const std::string& uri, const ImageExpectations& e, const SourceOptions& opt = {});
+/// The same for the squashfs image open on `fd` (kept open by the caller: a
+/// file written but not published yet); `name` names it in the report.
+Report inspect_sqsh(int fd, const std::string& name, const ImageExpectations& e);
 /// The report for facts already gathered.
 Report make_report(const facts::ImageFacts& f, const ImageExpectations& e);
 

@@ -111,6 +111,7 @@ void ReuseIndexWriter::clear() {
   sha_ = std::make_unique<Sha256>();
   buf_.assign(kMagic);
   section_ = 0;
+  bound_ = false;
 }
 
 void ReuseIndexWriter::fail() {
@@ -170,7 +171,8 @@ void ReuseIndexWriter::extent(uint64_t seq, const sqsh::FileExtent& x) {
   if (buf_.size() >= kBuffer) flush();
 }
 
-void ReuseIndexWriter::write(int image_fd, const sqsh::ImageInfo& info, const std::string& image_name) {
+void ReuseIndexWriter::bind(int image_fd, const sqsh::ImageInfo& info, const std::string& image_name) {
+  if (failed_) std::rethrow_exception(failed_);
   end_section();
   put_u8(buf_, 'B');
   put_u64(buf_, info.bytes_used);
@@ -181,6 +183,11 @@ void ReuseIndexWriter::write(int image_fd, const sqsh::ImageInfo& info, const st
   put_u8(buf_, info.data_compressed ? 1 : 0);
   flush();
   if (failed_) std::rethrow_exception(failed_);
+  bound_ = true;
+}
+
+void ReuseIndexWriter::publish() {
+  if (!bound_ || !out_) throw Error(path_, "internal error: the reuse index is published unbound");
   std::string trailer;
   put_str(trailer, sha_->digest());
   trailer.append(kEnd);

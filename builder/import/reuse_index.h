@@ -56,10 +56,13 @@ class ReuseIndexWriter {
   void extent(uint64_t seq, const sqsh::FileExtent& x);
   /// Forget everything (the import starts again).
   void clear();
-  /// After the image is verified: binds the index to the image at
-  /// `image_fd` and publishes it atomically. Throws Error, also the one
-  /// met while it was streamed.
-  void write(int image_fd, const sqsh::ImageInfo& info, const std::string& image_name);
+  /// After the image is verified, before it is published: binds the index
+  /// to the image at `image_fd` (its super block and tables). Throws Error,
+  /// also the one met while it was streamed.
+  void bind(int image_fd, const sqsh::ImageInfo& info, const std::string& image_name);
+  /// After the image is published: publishes the bound index atomically
+  /// (never before its image: an index without its image is not left behind).
+  void publish();
 
  private:
   void fail();
@@ -71,6 +74,7 @@ class ReuseIndexWriter {
   std::unique_ptr<Sha256> sha_;  // of every byte flushed
   std::string buf_;
   char section_ = 0;  // 'L' or 'O' while one is open
+  bool bound_ = false;
   std::exception_ptr failed_;
 };
 

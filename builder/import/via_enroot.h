@@ -24,9 +24,10 @@ ImportResult import_via_enroot(const ImportOptions& opt, const ImportProgressFn&
 /// full report is kept in `kept` when the image could be inspected. The
 /// facts name `digest` (the source's manifest digest, when known) as the
 /// image's: the .sqsh itself has none, and the job-start gate matches
-/// the facts to the image by it.
+/// the facts to the image by it. With `fd`, the image open there is read
+/// (written, not yet published under `image`).
 nlohmann::ordered_json inspect_verdict(const std::string& image, std::optional<Report>& kept,
-                                       const std::string& digest = {});
+                                       const std::string& digest = {}, int fd = -1);
 
 /// The full path of `name` on $PATH, or "" when absent.
 std::string find_on_path(const std::string& name);

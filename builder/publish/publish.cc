@@ -93,10 +93,14 @@ PartialOutput::~PartialOutput() {
 }
 
 sqsh::ImageInfo PartialOutput::verify_and_commit() {
-  check_interrupted(target());
-  sqsh::ImageInfo info = sqsh::verify(fd(), target());
+  sqsh::ImageInfo info = verify();
   commit();
   return info;
+}
+
+sqsh::ImageInfo PartialOutput::verify() {
+  check_interrupted(target());
+  return sqsh::verify(fd(), target());
 }
 
 void PartialOutput::commit() {

@@ -78,6 +78,8 @@ class PartialOutput {
   /// tables, tree, inode count), then fsyncs and renames it into place.
   /// Throws Error naming the target when the check fails or a signal came.
   sqsh::ImageInfo verify_and_commit();
+  /// The read-back check of verify_and_commit() alone (commit() follows).
+  sqsh::ImageInfo verify();
   /// fsync + rename without the squashfs check (the sidecar).
   void commit();
 

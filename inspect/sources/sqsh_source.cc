@@ -93,6 +93,7 @@ class Bridge : public sqsh::Visitor {
 class SqshLister : public DirLister {
  public:
   explicit SqshLister(const std::string& path) : image(path) {}
+  SqshLister(int fd, const std::string& name) : image(fd, name) {}
   std::vector<Entry> list(const std::string& dir) override {
     std::vector<Entry> out;
     for (const sqsh::Node& n : image.list(dir)) {
@@ -129,6 +130,8 @@ std::vector<std::string> lines_of(const std::string& text) {
 class SqshSource : public ImageSource {
  public:
   explicit SqshSource(const std::string& path) : path_(path), lister_(std::make_shared<SqshLister>(path)) {}
+  SqshSource(int fd, const std::string& name)
+      : path_(name), lister_(std::make_shared<SqshLister>(fd, name)) {}
 
   ImageDescription describe() override {
     ImageDescription d;
@@ -276,6 +279,10 @@ ImageConfig parse_enroot_config(const std::string& environment, const std::strin
 
 std::unique_ptr<ImageSource> open_sqsh_source(const std::string& path) {
   return std::make_unique<SqshSource>(path);
+}
+
+std::unique_ptr<ImageSource> open_sqsh_source(int fd, const std::string& name) {
+  return std::make_unique<SqshSource>(fd, name);
 }
 
 }  // namespace trainimg::inspect

@@ -19,6 +19,9 @@ namespace trainimg::inspect {
 /// compressor. walk() yields one layer "squashfs", entries depth-first in
 /// sorted order; later paths of a hard-linked inode come as EntryType::Hardlink.
 std::unique_ptr<ImageSource> open_sqsh_source(const std::string& path);
+/// The same on `fd`, which the caller keeps open for the source's life (a
+/// file written but not published yet); `name` names it in messages.
+std::unique_ptr<ImageSource> open_sqsh_source(int fd, const std::string& name);
 
 /// What enroot recorded of the image config (docker::configure): Env from
 /// /etc/environment (one KEY=VALUE a line, image order), labels ("# KEY

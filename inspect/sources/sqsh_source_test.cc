@@ -5,6 +5,7 @@
 // writes (format copied from enroot 3.4 src/docker.sh, written by the test).
 #include "inspect/sources/sqsh_source.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -13,6 +14,8 @@
 #include <fstream>
 
 #include "common/error.h"
+#include "common/fd.h"
+#include "inspect/inspect.h"
 #include "inspect/tree.h"
 
 namespace trainimg::inspect {
@@ -131,6 +134,36 @@ TEST_F(SqshSourceTest, MergedViewListsOnlyTheDirectoriesQueriesReach) {
   const auto all = t.paths();  // lists every directory
   EXPECT_EQ(all.size(), t.size());
   EXPECT_EQ(all.front(), "/");
+}
+
+// An image open on a file descriptor (import's partial file, not yet
+// published under its name) reads as the same image by path does, under the
+// name given; the inspection of it gives the same report.
+TEST_F(SqshSourceTest, AnImageOpenOnADescriptorReadsAsItsPathDoes) {
+  UniqueFd fd(::open(image_.c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(fd);
+  auto by_fd = open_sqsh_source(fd.get(), "out.sqsh");
+  ImageDescription d = by_fd->describe();
+  EXPECT_EQ(d.reference, "out.sqsh");
+  EXPECT_EQ(d.config.workdir, "/workspace");
+  Report a = inspect_sqsh(fd.get(), "out.sqsh", ImageExpectations{});
+  Report b = inspect_image("sqsh:" + image_, ImageExpectations{});
+  EXPECT_EQ(a.inputs, std::vector<std::string>{"out.sqsh"});
+  EXPECT_EQ(a.facts["image"]["reference"], "out.sqsh");
+  b.facts["image"]["reference"] = "out.sqsh";  // the one difference
+  EXPECT_EQ(a.facts.dump(), b.facts.dump());
+  ASSERT_EQ(a.findings.size(), b.findings.size());
+  for (size_t i = 0; i < a.findings.size(); ++i) EXPECT_EQ(a.findings[i].rule_id, b.findings[i].rule_id);
+  EXPECT_FALSE(a.facts.empty());
+  // A descriptor that is not a squashfs: the error names what was given.
+  UniqueFd text(::open((dir_ + "/root/etc/rc").c_str(), O_RDONLY | O_CLOEXEC));
+  ASSERT_TRUE(text);
+  try {
+    open_sqsh_source(text.get(), "partial of out.sqsh");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.diagnostic().file, "partial of out.sqsh");
+  }
 }
 
 TEST_F(SqshSourceTest, NotASquashfsIsAClearError) {
