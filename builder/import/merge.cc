@@ -262,10 +262,17 @@ void LayerMerger::put(const Entry& e, bool keep_dir) {
 
 void LayerMerger::finish() {
   std::vector<std::pair<std::string, int64_t>> missing;
+  std::string_view present;  // the parent last found: siblings come together
   for (const auto& [path, n] : view_) {
     if (path == "/") continue;
-    auto parent = split_path(path).first;
-    if (parent != "/" && view_.find(parent) == view_.end()) missing.emplace_back(path, n.entry.mtime);
+    const size_t slash = path.rfind('/');
+    if (slash == std::string::npos || slash == 0) continue;  // the root's child
+    const std::string_view parent(path.data(), slash);
+    if (parent == present) continue;
+    if (auto it = view_.find(parent); it != view_.end())
+      present = it->first;
+    else
+      missing.emplace_back(path, n.entry.mtime);
   }
   for (const auto& [path, mtime] : missing) ensure_parents(path, mtime);
   if (view_.find("/") == view_.end()) {
