@@ -54,15 +54,20 @@ std::string sha256_digest(std::string_view data) {
 std::string sha256_file(const std::string& path) {
   UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (!fd) throw_errno(path, "cannot read");
-  (void)posix_fadvise(fd.get(), 0, 0, POSIX_FADV_SEQUENTIAL);
+  return sha256_fd(fd.get(), path);
+}
+
+std::string sha256_fd(int fd, const std::string& name) {
+  (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
   Sha256 h;
   std::vector<char> buf(1u << 20);
-  for (;;) {
-    ssize_t n = ::read(fd.get(), buf.data(), buf.size());
+  for (off_t at = 0;;) {
+    ssize_t n = ::pread(fd, buf.data(), buf.size(), at);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw_errno(path, "read");
+    if (n < 0) throw_errno(name, "read");
     if (n == 0) break;
     h.update(buf.data(), static_cast<size_t>(n));
+    at += n;
   }
   return h.digest();
 }

@@ -32,6 +32,10 @@ std::string sha256_digest(std::string_view data);
 /// "sha256:<hex>" of the whole file at `path` (read once, front to back);
 /// throws Error naming it when it cannot be read.
 std::string sha256_file(const std::string& path);
+/// The same for the file open on `fd`, read with pread(2) from its start to
+/// its end (the descriptor's offset is left alone, so others may share it);
+/// `name` names it in errors.
+std::string sha256_fd(int fd, const std::string& name);
 
 /// True for "sha256:" followed by exactly 64 lowercase hex digits: the only
 /// digests accepted as blob names, so a digest can never name a path such as

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "common/sha256.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "common/fd.h"
 
 namespace trainimg {
 namespace {
@@ -39,6 +41,13 @@ TEST(Sha256, FileIsReadWhole) {
   EXPECT_EQ(sha256_file(path), kAbc);
   std::ofstream(path) << big;
   EXPECT_EQ(sha256_file(path), sha256_digest(big));
+  {  // by descriptor: from the start whatever its offset, which stays put
+    UniqueFd at(::open(path, O_RDONLY | O_CLOEXEC));
+    ASSERT_TRUE(at);
+    ASSERT_EQ(::lseek(at.get(), 5, SEEK_SET), 5);
+    EXPECT_EQ(sha256_fd(at.get(), path), sha256_digest(big));
+    EXPECT_EQ(::lseek(at.get(), 0, SEEK_CUR), 5);
+  }
   ::unlink(path);
   try {
     sha256_file(path);

@@ -956,8 +956,10 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
   ImportResult r;
   r.output = opt.output;
   nlohmann::ordered_json inspected;  // the verdict, for the sidecar
+  std::string content_digest;        // --content-digest's
   try {
     PartialOutput out(opt.output, opt.force);
+    std::future<std::string> content;  // destroyed (joined) before `out`
     if (want_index) job.index = &index.emplace(reuse_index_path(opt.output));
     sqsh::WriterOptions wo;
     Written written;
@@ -986,6 +988,16 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
       }
       job.report("finish");
       r.image_bytes = w.finish();
+      // The content digest reads the file just written (still in the page
+      // cache) on a thread of its own, while it is verified, inspected and
+      // made durable (nothing writes it after finish()), through a
+      // descriptor of its own: the commit closes the partial's.
+      if (opt.content_digest) {
+        UniqueFd own(::fcntl(out.fd(), F_DUPFD_CLOEXEC, 0));
+        if (!own) throw_errno(out.target(), "duplicating the output's descriptor");
+        content = std::async(std::launch::async,
+                             [fd = std::move(own), &opt] { return sha256_fd(fd.get(), opt.output); });
+      }
       auto st = w.stats();
       r.input_bytes = st.input_bytes;
       r.files = st.files;
@@ -1003,7 +1015,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
     // (each a walk of every inode and listing: a tenth of a reused import at
     // 300,000 files): the verification, and the inspection whose verdict
     // the sidecar records (a failed inspection is recorded, not thrown).
-    std::future<nlohmann::ordered_json> verdict;
+    std::future<nlohmann::ordered_json> verdict;  // destroyed (joined) before `out`
     if (opt.inspect) {
       verdict = std::async(std::launch::async,
                            [&] { return inspect_verdict(opt.output, r.report, job.desc.digest, out.fd()); });
@@ -1025,6 +1037,7 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
       inspected = verdict.get();
     }
     out.commit();
+    if (content.valid()) content_digest = content.get();
     const std::string index_file = reuse_index_path(opt.output);
     if (index) {
       try {
@@ -1054,13 +1067,8 @@ ImportResult import_image(const ImportOptions& opt, const ImportProgressFn& prog
     r.sidecar["reuse"] = std::move(j);
   }
   r.sidecar["reuse_index"] = index_written ? nlohmann::ordered_json(reuse_index_path(opt.output)) : nullptr;
-  // The content digest reads the file just written (still in the page
-  // cache) on a thread of its own, while the inspection reads its tables.
-  std::future<std::string> content;
-  if (opt.content_digest)
-    content = std::async(std::launch::async, [path = opt.output] { return sha256_file(path); });
   if (opt.inspect) r.sidecar["inspect"] = std::move(inspected);
-  if (content.valid()) r.sidecar["sqsh_sha256"] = content.get();
+  if (opt.content_digest) r.sidecar["sqsh_sha256"] = content_digest;
   write_sidecar(opt.output, r.sidecar);
   job.report("done");
   return r;

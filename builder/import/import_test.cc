@@ -29,6 +29,7 @@
 #include "builder/import/enroot_config.h"
 #include "builder/publish/publish.h"
 #include "common/error.h"
+#include "common/sha256.h"
 #include "inspect/testing/image_builder.h"
 
 namespace trainimg::builder {
@@ -500,6 +501,32 @@ TEST(ImportPublish, ExistingOutputIsRefusedWithoutForceAndReplacedWithIt) {
   EXPECT_EQ(side["inspect"]["schema"], "trainimg.inspect/v1") << side.dump(2);
   EXPECT_TRUE(side["inspect"]["verdict"].is_string());
   EXPECT_EQ(r.sidecar, side);
+}
+
+// The sidecar's content digest (the shared Pyxis cache's) is taken while
+// the image is verified, inspected and published, through a descriptor of
+// its own: it is the digest of the published file, and the inspection's
+// verdict (read from the unpublished file) is there as before.
+TEST(ImportPublish, ContentDigestIsThatOfThePublishedFile) {
+  TempDir tmp;
+  ImageSpec img = fixture();
+  inspect::testing::write_rootfs(img, tmp / "root");
+  ImportOptions o;
+  o.source = "dir:" + tmp / "root";
+  o.output = tmp / "img.sqsh";
+  o.content_digest = true;
+  ImportResult r = import_image(o);
+  auto side = nlohmann::ordered_json::parse(inspect::testing::read_bytes(o.output + ".json"));
+  ASSERT_TRUE(side["sqsh_sha256"].is_string()) << side.dump(2);
+  EXPECT_EQ(side["sqsh_sha256"], sha256_file(o.output));
+  EXPECT_EQ(side["inspect"]["facts"]["image"]["reference"], o.output) << side.dump(2);
+  EXPECT_TRUE(side["inspect"]["verdict"].is_string());
+  EXPECT_EQ(r.sidecar, side);
+  o.content_digest = false;
+  o.force = true;
+  import_image(o);
+  side = nlohmann::ordered_json::parse(inspect::testing::read_bytes(o.output + ".json"));
+  EXPECT_FALSE(side.contains("sqsh_sha256"));
 }
 
 // A one-layer image is written in one pass, each file as it comes. When a
