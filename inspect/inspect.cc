@@ -21,18 +21,21 @@ Report make_report(const facts::ImageFacts& f, const ImageExpectations& e) {
   return r;
 }
 
-Report inspect_image(const std::string& uri, const ImageExpectations& e, const SourceOptions& opt) {
-  auto src = open_source(uri, opt);
-  facts::ImageFacts f = facts::gather_facts(*src);
-  if (f.reference.empty()) f.reference = uri;
+namespace {
+// The whole report of an open source; `name` when the source names nothing.
+Report inspect_source(ImageSource& src, const std::string& name, const ImageExpectations& e) {
+  facts::ImageFacts f = facts::gather_facts(src);
+  if (f.reference.empty()) f.reference = name;
   return make_report(f, e);
+}
+}  // namespace
+
+Report inspect_image(const std::string& uri, const ImageExpectations& e, const SourceOptions& opt) {
+  return inspect_source(*open_source(uri, opt), uri, e);
 }
 
 Report inspect_sqsh(int fd, const std::string& name, const ImageExpectations& e) {
-  auto src = open_sqsh_source(fd, name);
-  facts::ImageFacts f = facts::gather_facts(*src);
-  if (f.reference.empty()) f.reference = name;
-  return make_report(f, e);
+  return inspect_source(*open_sqsh_source(fd, name), name, e);
 }
 
 }  // namespace trainimg::inspect
