@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "common/cpus.h"
 
+#include <pthread.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -137,6 +139,16 @@ unsigned usable_cpus() {
   text << in.rdbuf();
   if (auto q = cgroup_cpu_quota(text.str(), "/sys/fs/cgroup")) n = std::min(n, *q);
   return std::max(1u, n);
+}
+
+void name_this_thread(const char* name, bool only_if_unnamed) {
+  static thread_local bool named = false;
+  // The main thread's name is the process's (ps, top): never renamed by the way.
+  if (only_if_unnamed && (named || gettid() == getpid())) return;
+  named = true;
+  char buf[16] = {};
+  std::string_view(name).copy(buf, sizeof buf - 1);
+  pthread_setname_np(pthread_self(), buf);  // a failure leaves the old name: nothing to report
 }
 
 }  // namespace trainimg

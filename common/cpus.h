@@ -28,4 +28,13 @@ unsigned usable_cpus();
 /// be read: no cgroup file system, another layout).
 std::optional<unsigned> cgroup_cpu_quota(std::string_view proc_cgroup, const std::string& root);
 
+/// Names the calling thread (what `top -H`, `ps -L` and /proc/PID/task/*/comm
+/// show; at most 15 bytes are kept), so that a profile of an import says
+/// which threads were busy: "ti-layer" reads a layer, "ti-compress"
+/// compresses blocks, "ti-write" writes behind. With `only_if_unnamed`, a
+/// thread that was named already keeps its name (a block processor's worker
+/// inherits its creator's name but was not named itself) and the main
+/// thread (whose name is the process's) is not renamed.
+void name_this_thread(const char* name, bool only_if_unnamed = false);
+
 }  // namespace trainimg

@@ -3,9 +3,11 @@
 
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <string>
 #include <thread>
 
 namespace trainimg {
@@ -83,6 +85,41 @@ TEST(UsableCpus, FollowsTheAffinityMask) {
   });
   t.join();
   EXPECT_EQ(seen, 1u);
+}
+
+std::string this_threads_name() {
+  std::ifstream in("/proc/self/task/" + std::to_string(::gettid()) + "/comm");
+  std::string name;
+  std::getline(in, name);
+  return name;
+}
+
+TEST(NameThisThread, NamesTheThreadAndKeepsAnEarlierNameWhenAsked) {
+  std::string first, second, third;
+  std::thread([&] {
+    name_this_thread("ti-layer");
+    first = this_threads_name();
+    name_this_thread("ti-compress", true);  // named already: kept
+    second = this_threads_name();
+    name_this_thread("a-name-longer-than-fifteen-bytes");
+    third = this_threads_name();
+  }).join();
+  EXPECT_EQ(first, "ti-layer");
+  EXPECT_EQ(second, "ti-layer");
+  EXPECT_EQ(third, "a-name-longer-t");  // the kernel keeps 15 bytes
+  std::string unnamed;
+  std::thread([&] {
+    name_this_thread("ti-compress", true);  // a thread nobody named
+    unnamed = this_threads_name();
+  }).join();
+  EXPECT_EQ(unnamed, "ti-compress");
+}
+
+TEST(NameThisThread, NeverRenamesTheMainThreadByTheWay) {
+  const std::string before = this_threads_name();
+  if (::gettid() != ::getpid()) GTEST_SKIP() << "the test does not run on the main thread";
+  name_this_thread("ti-compress", true);
+  EXPECT_EQ(this_threads_name(), before);
 }
 
 }  // namespace

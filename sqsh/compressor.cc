@@ -5,6 +5,7 @@
 #include <new>
 
 #include "common/cpu_slots.h"
+#include "common/cpus.h"
 
 namespace trainimg::sqsh {
 
@@ -97,6 +98,8 @@ sqfs_s32 data_do_block(sqfs_compressor_t* base, const sqfs_u8* in, sqfs_u32 size
                        sqfs_u32 outsize) {
   DataCmp* r = data_self(base);
   if (r->raw_block_size && size >= r->raw_block_size) return 0;
+  name_this_thread("ti-compress",
+                   true);  // a block processor's worker (not a layer reader compressing inline)
   CpuSlot busy(r->slots);
   return r->inner->do_block(r->inner, in, size, out, outsize);
 }

@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/cpus.h"
 #include "common/fd.h"
 
 namespace trainimg::sqsh {
@@ -86,9 +87,15 @@ class WriteBehind {
  public:
   explicit WriteBehind(int fd, uint64_t size)
       : fd_(fd), written_(size), handed_(size), ring_(new char[kRing]) {
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] {
+      name_this_thread("ti-write");
+      run();
+    });
     try {
-      syncer_ = std::thread([this] { sync_run(); });
+      syncer_ = std::thread([this] {
+        name_this_thread("ti-sync");
+        sync_run();
+      });
     } catch (...) {
       stop();
       throw;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/cpu_slots.h"
+#include "common/cpus.h"
 #include "sqsh/writer_impl.h"
 
 namespace trainimg::sqsh {
@@ -23,7 +24,10 @@ constexpr size_t kBatch = 32;        // ops handed to the feeder at once
 DataFeeder::DataFeeder(Writer::Impl& w, bool threaded) : w_(w), direct_(!threaded) {
   if (direct_) return;
   ring_.resize(kRing);
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    name_this_thread("ti-feed");
+    run();
+  });
 }
 
 void DataFeeder::rethrow_if_failed() {

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "common/cpus.h"
 #include "sqsh/fd_file.h"
 #include "sqsh/writer_impl.h"
 
@@ -219,6 +220,7 @@ void Writer::Impl::start_copy(int source, std::vector<ReuseSource::Placed> todo,
   AsyncCopy* raw = c.get();
   // The source's fd and name by value: reuse_sources may grow meanwhile.
   c->thread = std::thread([this, raw, fd = s.fd, src_name = s.name, todo = std::move(todo)] {
+    name_this_thread("ti-copy");
     try {
       if (std::string e = copy_placed(fd, src_name, todo, &raw->stop); !e.empty()) fail(e);
     } catch (...) {

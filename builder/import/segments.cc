@@ -21,6 +21,7 @@
 #include "builder/import/merge.h"
 #include "builder/publish/publish.h"
 #include "common/cpu_slots.h"
+#include "common/cpus.h"
 #include "common/error.h"
 #include "common/fd.h"
 
@@ -221,6 +222,7 @@ void ordered_parallel(const std::vector<size_t>& order, size_t threads, size_t w
   size_t consumed = 0;  // items handed to consume() (under mu)
   std::atomic<bool> stop{false};
   auto work = [&] {
+    name_this_thread("ti-layer");
     for (;;) {
       size_t i;
       {

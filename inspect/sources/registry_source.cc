@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "common/cpu_slots.h"
+#include "common/cpus.h"
 #include "common/error.h"
 #include "common/fd.h"
 #include "common/sha256.h"
@@ -470,6 +471,7 @@ class RegistrySource : public ImageSource {
         std::max(1u, std::min<unsigned>(opt_.max_connections, static_cast<unsigned>(layers_.size())));
     for (unsigned t = 0; t < n; ++t)
       threads_.emplace_back([this, want] {
+        name_this_thread("ti-fetch");
         for (;;) {
           size_t i = next_++;
           if (i >= layers_.size() || stop_) return;
