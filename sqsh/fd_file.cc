@@ -56,6 +56,16 @@ uint64_t start_write_back(int fd, uint64_t& handed, uint64_t written) {
   return ok ? n : 0;
 }
 
+// A file without a write-behind thread hands its write-back to the
+// process's starter (WriteBackStarter, fd_file.h) once 32 MiB are pending;
+// a refused range stays pending and goes with the next offer.
+template <class File>
+void offer_write_back(File* f, uint64_t written) {
+  constexpr uint64_t kWriteBack = 32u << 20;
+  if (written < f->handed + kWriteBack) return;
+  if (WriteBackStarter::process().offer(f->fd, f->handed, written - f->handed)) f->handed = written;
+}
+
 // The writer's system calls on a thread of their own. The import's main
 // thread runs libsquashfs's back end (it writes every finished block) and is
 // the critical path of an import; copying the output into the page cache
@@ -393,7 +403,7 @@ int fd_write_at(sqfs_file_t* base, sqfs_u64 offset, const void* buffer, size_t s
     return SQFS_ERROR_IO;
   }
   grow(f, offset + size);
-  if (f->write_back) start_write_back(f->fd, f->handed, offset + size);
+  if (f->write_back) offer_write_back(f, offset + size);
   return 0;
 }
 
@@ -465,6 +475,78 @@ FdFile* make(int fd, bool read_only, bool own, uint64_t size, bool write_behind,
 }
 
 }  // namespace
+
+WriteBackStarter::WriteBackStarter(size_t capacity) : capacity_(capacity ? capacity : 1) {
+  thread_ = std::thread([this] {
+    name_this_thread("ti-writeback");
+    run();
+  });
+}
+
+WriteBackStarter::~WriteBackStarter() {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    stop_ = true;
+    queue_.clear();
+  }
+  work_.notify_all();
+  thread_.join();
+}
+
+WriteBackStarter& WriteBackStarter::process() {
+  static WriteBackStarter starter(64);
+  return starter;
+}
+
+bool WriteBackStarter::offer(int fd, uint64_t offset, uint64_t len) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stop_ || queue_.size() >= capacity_) return false;
+  }
+  UniqueFd dup(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  if (!dup) return false;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (stop_ || queue_.size() >= capacity_) return false;  // (the dup is closed once the lock is let go)
+    queue_.push_back(Range{std::move(dup), offset, len});
+  }
+  work_.notify_one();
+  return true;
+}
+
+void WriteBackStarter::hold(bool on) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    held_ = on;
+  }
+  work_.notify_all();
+}
+
+uint64_t WriteBackStarter::wait_idle() {
+  std::unique_lock<std::mutex> l(mu_);
+  idle_.wait(l, [&] { return queue_.empty() && !busy_; });
+  return started_;
+}
+
+void WriteBackStarter::run() {
+  std::unique_lock<std::mutex> l(mu_);
+  for (;;) {
+    work_.wait(l, [&] { return stop_ || (!queue_.empty() && !held_); });
+    if (stop_) return;
+    Range r = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    l.unlock();
+    // Only a hint: its error (EIO, ENOSPC found later) is the fsync's to report.
+    (void)::sync_file_range(r.fd.get(), static_cast<off_t>(r.offset), static_cast<off_t>(r.len),
+                            SYNC_FILE_RANGE_WRITE);
+    r.fd.reset();
+    l.lock();
+    busy_ = false;
+    ++started_;
+    if (queue_.empty()) idle_.notify_all();
+  }
+}
 
 FilePtr make_fd_file(int fd, bool read_only, bool own, bool write_behind, bool write_back) {
   struct stat st {};

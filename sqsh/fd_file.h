@@ -4,10 +4,15 @@
 // (ENOSPC, EIO) for the message. Internal to sqsh/.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
+#include "common/fd.h"
 #include "sqsh/handles.h"
 
 namespace trainimg::sqsh {
@@ -52,6 +57,50 @@ uint64_t fd_file_syncs(sqfs_file_t* f);
 /// Tests only: while held, queued writes stay queued (keep them under 8 MiB
 /// in all, or the writer waits for the thread).
 void fd_file_hold_writes(sqfs_file_t* f, bool hold);
+
+/// Starts the write-back of byte ranges of files on a thread of its own
+/// ("ti-writeback"), never on the thread that wrote them. A file made above
+/// without `write_behind` but with `write_back` (a segment that its layer's
+/// reader writes) offers every 32 MiB it writes to the process's starter.
+/// sync_file_range(SYNC_FILE_RANGE_WRITE) waits while the device's request
+/// queue is full: on the lent 16-core machine 11 of 16 layer readers sat in
+/// that wait (state D) for a second, twice in one cold import
+/// (docs/import.md, "Layers side by side"). Here only this thread waits; a
+/// range offered while `capacity` ranges are queued is refused, and the
+/// writer offers it again with what it writes next (the kernel's own
+/// write-back and the fsync before the publish write it in any case).
+class WriteBackStarter {
+ public:
+  explicit WriteBackStarter(size_t capacity);
+  ~WriteBackStarter();  // ends the thread; what is still queued is dropped
+  WriteBackStarter(const WriteBackStarter&) = delete;
+  WriteBackStarter& operator=(const WriteBackStarter&) = delete;
+  /// Queues [offset, offset + len) of `fd` (a duplicate of it: the caller
+  /// may close its own); false when the queue is full or `fd` cannot be
+  /// duplicated. Never waits for the device.
+  bool offer(int fd, uint64_t offset, uint64_t len);
+  /// Tests: waits until the queue is empty and no range is being started;
+  /// the ranges started so far.
+  uint64_t wait_idle();
+  /// Tests: while held, queued ranges stay queued.
+  void hold(bool on);
+  /// The process's starter (64 ranges: 2 GiB of 32 MiB pieces).
+  static WriteBackStarter& process();
+
+ private:
+  struct Range {
+    UniqueFd fd;
+    uint64_t offset, len;
+  };
+  void run();
+  const size_t capacity_;
+  std::mutex mu_;
+  std::condition_variable work_, idle_;
+  std::deque<Range> queue_;
+  bool busy_ = false, stop_ = false, held_ = false;
+  uint64_t started_ = 0;
+  std::thread thread_;
+};
 
 /// errno of the last failed read/write/truncate on a file made above (0 if none).
 int fd_file_errno(const sqfs_file_t* f);

@@ -202,6 +202,50 @@ TEST(FdFile, ALargeOutputIsSyncedAheadWhileItIsWritten) {
   EXPECT_TRUE(slurp(path) == bytes + bytes.substr(0, 4u << 20));
 }
 
+// The write-back of a file without a write-behind thread (a layer's
+// segment, written by the layer's reader) is started on the starter's
+// thread: the writer hands a range over and goes on; the range is started
+// even when the writer has closed its descriptor meanwhile; a full queue
+// refuses a range (the writer offers it again later) instead of waiting.
+TEST(WriteBackStarter, StartsOfferedRangesOnItsOwnThreadAndRefusesWhenFull) {
+  TempDir tmp;
+  const std::string path = tmp / "out";
+  WriteBackStarter starter(2);
+  {
+    UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    ASSERT_TRUE(fd);
+    const std::string bytes(1u << 20, 'x');
+    ASSERT_EQ(::pwrite(fd.get(), bytes.data(), bytes.size(), 0), static_cast<ssize_t>(bytes.size()));
+    starter.hold(true);
+    EXPECT_TRUE(starter.offer(fd.get(), 0, 512u << 10));
+    EXPECT_TRUE(starter.offer(fd.get(), 512u << 10, 512u << 10));
+    EXPECT_FALSE(starter.offer(fd.get(), 0, 1u << 20));  // two queued: full
+    EXPECT_FALSE(starter.offer(-1, 0, 1u << 20));        // nothing to duplicate
+  }  // the writer's descriptor closes with two ranges queued
+  starter.hold(false);
+  EXPECT_EQ(starter.wait_idle(), 2u);
+  UniqueFd again(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  EXPECT_TRUE(starter.offer(again.get(), 0, 1u << 20));  // room again
+  EXPECT_EQ(starter.wait_idle(), 3u);
+}
+
+TEST(WriteBackStarter, ALeanFileHandsItsWriteBackToTheProcessStarter) {
+  TempDir tmp;
+  const std::string path = tmp / "out";
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  ASSERT_TRUE(fd);
+  const uint64_t before = WriteBackStarter::process().wait_idle();
+  FilePtr file = make_fd_file(fd.get(), false, false, /*write_behind=*/false, /*write_back=*/true);
+  sqfs_file_t* f = file.get();
+  ASSERT_TRUE(f);
+  const std::string chunk(1u << 20, 'y');
+  for (uint64_t off = 0; off < (70u << 20); off += chunk.size())
+    ASSERT_EQ(f->write_at(f, off, chunk.data(), chunk.size()), 0);
+  file.reset();
+  EXPECT_EQ(WriteBackStarter::process().wait_idle(), before + 2);  // every 32 MiB: at 32 and 64 MiB
+  EXPECT_EQ(std::filesystem::file_size(path), 70u << 20);
+}
+
 // Bytes of [lo, hi) of `fd` in extents the file system marks shared.
 uint64_t shared_bytes(int fd, uint64_t lo, uint64_t hi) {
   constexpr unsigned kMax = 256;
