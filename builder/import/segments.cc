@@ -345,12 +345,12 @@ sqsh::FileExtent* CompressedLayer::find(uint64_t k) {
   return it != at.end() && *it == k ? &extents[static_cast<size_t>(it - at.begin())] : nullptr;
 }
 
-SegmentThreads segment_threads(unsigned jobs, size_t threads) {
+SegmentThreads segment_threads(unsigned jobs, size_t threads, size_t later) {
   // Inline compression (lean writer, one worker) was 12% slower at --jobs 16
   // on the 16-core machine (docs/import.md).
   return {.workers =
               static_cast<unsigned>(jobs < 2 ? 1 : std::max<size_t>(2, jobs / std::max<size_t>(1, threads))),
-          .lean = threads > 4};
+          .lean = threads > 4 && later >= kLastLayersNotLean};
 }
 
 uint64_t copy_file_content(sqsh::Writer& w, const sqsh::Node& node, const std::string& path,
@@ -416,12 +416,13 @@ void write_segments(inspect::ImageSource& src, std::vector<LayerFiles>& layers, 
   const std::vector<size_t> order = start_order(layers);
   const size_t threads = std::clamp<size_t>(opt.jobs, 1, layers.size());
   // Each segment gets compressor threads of its own: the biggest layer bounds the pass.
-  const SegmentThreads t = segment_threads(opt.jobs, threads);
+  std::vector<size_t> later(order.size());  // layers to start after each
+  for (size_t k = 0; k < order.size(); ++k) later[order[k]] = order.size() - 1 - k;
   ordered_parallel<Segment>(
       order, threads, layers.size(),
       [&](size_t i, const std::atomic<bool>& stop) {
         CpuSlot busy(opt.writer.cpu_slots);  // reading the layer
-        SegmentBuilder b(layers[i], opt, t, file_done, stop);
+        SegmentBuilder b(layers[i], opt, segment_threads(opt.jobs, threads, later[i]), file_done, stop);
         src.walk_layer(layers[i].layer, b);
         Segment seg = b.finish();
         malloc_trim(0);  // the segment writer's tree, freed in this thread's arena
@@ -462,14 +463,15 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
   std::vector<size_t> order(layers.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   const size_t threads = std::clamp<size_t>(jobs, 1, std::max<size_t>(1, layers.size()));
-  const SegmentThreads t = segment_threads(compress ? compress->jobs : 1, threads);
   ordered_parallel<Gathered>(
       order, threads, 2 * threads,  // entries of at most 2 x threads layers held at once
       [&](size_t k, const std::atomic<bool>& stop) {
         CpuSlot busy(compress ? compress->writer.cpu_slots : nullptr);  // reading the layer
         Gathered g;
         std::optional<LayerCompressor> c;
-        if (compress) c.emplace(layers[k], *compress, t, file_done, &stop);
+        if (compress)  // k: the position in start order
+          c.emplace(layers[k], *compress, segment_threads(compress->jobs, threads, order.size() - 1 - k), file_done,
+                    &stop);
         Gather gather(g.entries, stop, c ? &*c : nullptr);
         src.walk_layer(layers[k], gather);
         if (c) {

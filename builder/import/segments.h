@@ -89,7 +89,8 @@ struct CompressedLayer {
 };
 
 /// How each segment writer runs when `threads` layers are written at once
-/// with `jobs` threads in all.
+/// with `jobs` threads in all, for a layer after which `later` layers are
+/// still to start.
 struct SegmentThreads {
   /// Compressor threads: at least two (unless jobs < 2), so that reading a
   /// layer (inflate, tar) runs beside its compression.
@@ -98,9 +99,16 @@ struct SegmentThreads {
   /// once. Up to 4, each gets the feed and write-behind threads (12 MiB of
   /// rings): the walking thread then hands files over in batches instead of
   /// waking the compressors per file (500,000 small files: 12.7 -> 8.4 s).
+  /// The last few layers to start are never lean: while they are read,
+  /// fewer layers than threads are left, and each remaining reader is the
+  /// bound of its layer (on the 16-core machine, the last 8 of 40 layers
+  /// kept 4-9 cores busy with their compressors idle; docs/import.md). The
+  /// feed and write-behind threads take the libsquashfs calls and the writes
+  /// off the reader.
   bool lean = true;
 };
-SegmentThreads segment_threads(unsigned jobs, size_t threads);
+inline constexpr size_t kLastLayersNotLean = 4;
+SegmentThreads segment_threads(unsigned jobs, size_t threads, size_t later = kLastLayersNotLean);
 
 /// Compresses every regular file with bytes of one layer into a segment, as
 /// the layer is walked: entry() for each entry in walk order, content() for
