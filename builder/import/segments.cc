@@ -470,8 +470,8 @@ void walk_layers_in_parallel(inspect::ImageSource& src, const std::vector<size_t
         Gathered g;
         std::optional<LayerCompressor> c;
         if (compress)  // k: the position in start order
-          c.emplace(layers[k], *compress, segment_threads(compress->jobs, threads, order.size() - 1 - k), file_done,
-                    &stop);
+          c.emplace(layers[k], *compress, segment_threads(compress->jobs, threads, order.size() - 1 - k),
+                    file_done, &stop);
         Gather gather(g.entries, stop, c ? &*c : nullptr);
         src.walk_layer(layers[k], gather);
         if (c) {

@@ -254,5 +254,20 @@ TEST(ImportSegments, SharesBlocksOnlyWhereTheFileSystemHasReflinks) {
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), before);
 }
 
+// More than 4 layers at once are written lean (no feed or write-behind
+// thread: memory), except the last 4 to start, whose readers bound the end
+// of the pass; every segment has at least two compressor threads from
+// --jobs 2 on.
+TEST(ImportSegments, OnlyTheLastLayersToStartOfAWidePassGetFeedAndWriteBehindThreads) {
+  EXPECT_TRUE(segment_threads(16, 16, 10).lean);
+  EXPECT_TRUE(segment_threads(16, 16, kLastLayersNotLean).lean);
+  EXPECT_FALSE(segment_threads(16, 16, kLastLayersNotLean - 1).lean);
+  EXPECT_FALSE(segment_threads(16, 16, 0).lean);
+  EXPECT_FALSE(segment_threads(16, 4, 10).lean);  // up to 4 at once: never lean
+  EXPECT_EQ(segment_threads(16, 16, 10).workers, 2u);
+  EXPECT_EQ(segment_threads(16, 4, 10).workers, 4u);
+  EXPECT_EQ(segment_threads(1, 16, 10).workers, 1u);
+}
+
 }  // namespace
 }  // namespace trainimg::builder
