@@ -14,6 +14,7 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace trainimg {
@@ -142,10 +143,13 @@ unsigned usable_cpus() {
 }
 
 void name_this_thread(const char* name, bool only_if_unnamed) {
-  static thread_local bool named = false;
-  // The main thread's name is the process's (ps, top): never renamed by the way.
-  if (only_if_unnamed && (named || gettid() == getpid())) return;
-  named = true;
+  // Settled: named, or the main thread, whose name is the process's (ps,
+  // top) and is never renamed by the way. Asked once per block compressed,
+  // so a settled thread costs no system call.
+  static thread_local bool settled = false;
+  if (only_if_unnamed && std::exchange(settled, true)) return;
+  if (only_if_unnamed && gettid() == getpid()) return;
+  settled = true;
   char buf[16] = {};
   std::string_view(name).copy(buf, sizeof buf - 1);
   pthread_setname_np(pthread_self(), buf);  // a failure leaves the old name: nothing to report

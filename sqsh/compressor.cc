@@ -98,8 +98,9 @@ sqfs_s32 data_do_block(sqfs_compressor_t* base, const sqfs_u8* in, sqfs_u32 size
                        sqfs_u32 outsize) {
   DataCmp* r = data_self(base);
   if (r->raw_block_size && size >= r->raw_block_size) return 0;
-  name_this_thread("ti-compress",
-                   true);  // a block processor's worker (not a layer reader compressing inline)
+  // A block processor's worker is named on its first block (a layer's reader
+  // compressing inline keeps its own name).
+  name_this_thread("ti-compress", true);
   CpuSlot busy(r->slots);
   return r->inner->do_block(r->inner, in, size, out, outsize);
 }

@@ -46,24 +46,15 @@ int pwrite_all(int fd, const char* p, size_t size, uint64_t offset) {
 // waiting for it, and moves `handed` to `written`; returns the bytes handed
 // over (0 when not due, or when the file system cannot: a pipe, a tmpfs;
 // then the fsync, or a copy that shares these blocks, writes them).
+constexpr uint64_t kWriteBack = 32u << 20;
+
 uint64_t start_write_back(int fd, uint64_t& handed, uint64_t written) {
-  constexpr uint64_t kWriteBack = 32u << 20;
   if (written < handed + kWriteBack) return 0;
   const uint64_t n = written - handed;
   const bool ok =
       ::sync_file_range(fd, static_cast<off_t>(handed), static_cast<off_t>(n), SYNC_FILE_RANGE_WRITE) == 0;
   handed = written;
   return ok ? n : 0;
-}
-
-// A file without a write-behind thread hands its write-back to the
-// process's starter (WriteBackStarter, fd_file.h) once 32 MiB are pending;
-// a refused range stays pending and goes with the next offer.
-template <class File>
-void offer_write_back(File* f, uint64_t written) {
-  constexpr uint64_t kWriteBack = 32u << 20;
-  if (written < f->handed + kWriteBack) return;
-  if (WriteBackStarter::process().offer(f->fd, f->handed, written - f->handed)) f->handed = written;
 }
 
 // The writer's system calls on a thread of their own. The import's main
@@ -389,6 +380,14 @@ int fd_read_at(sqfs_file_t* base, sqfs_u64 offset, void* buffer, size_t size) {
   return 0;
 }
 
+// A file without a write-behind thread hands its write-back to the
+// process's starter (WriteBackStarter, fd_file.h) once kWriteBack bytes are
+// pending; a refused range stays pending and goes with the next offer.
+void offer_write_back(FdFile* f, uint64_t written) {
+  if (written < f->handed + kWriteBack) return;
+  if (WriteBackStarter::process().offer(f->fd, f->handed, written - f->handed)) f->handed = written;
+}
+
 int fd_write_at(sqfs_file_t* base, sqfs_u64 offset, const void* buffer, size_t size) {
   FdFile* f = self(base);
   if (f->read_only) return SQFS_ERROR_IO;
@@ -499,15 +498,11 @@ WriteBackStarter& WriteBackStarter::process() {
 }
 
 bool WriteBackStarter::offer(int fd, uint64_t offset, uint64_t len) {
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (stop_ || queue_.size() >= capacity_) return false;
-  }
-  UniqueFd dup(::fcntl(fd, F_DUPFD_CLOEXEC, 0));
+  UniqueFd dup(::fcntl(fd, F_DUPFD_CLOEXEC, 0));  // one per 32 MiB written: cheap
   if (!dup) return false;
   {
     std::lock_guard<std::mutex> l(mu_);
-    if (stop_ || queue_.size() >= capacity_) return false;  // (the dup is closed once the lock is let go)
+    if (stop_ || queue_.size() >= capacity_) return false;
     queue_.push_back(Range{std::move(dup), offset, len});
   }
   work_.notify_one();
