@@ -9,6 +9,10 @@ namespace {
 thread_local CpuSlots* t_held = nullptr;
 }  // namespace
 
+CpuSlots* cpu_slots_held() {
+  return t_held;
+}
+
 unsigned CpuSlots::peak() const {
   std::lock_guard<std::mutex> l(mu_);
   return peak_;

@@ -50,6 +50,10 @@ class CpuSlot {
   CpuSlots* slots_;  // null: nothing taken (none, or the thread's own already held)
 };
 
+/// The slots this thread holds one of, null while it holds none: a helper
+/// thread doing part of this thread's work takes its slots from the same.
+CpuSlots* cpu_slots_held();
+
 /// Gives back the slot this thread holds (if any) for its lifetime: wrap
 /// every wait on another thread's work.
 class CpuSlotFreed {

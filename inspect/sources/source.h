@@ -56,6 +56,10 @@ class ContentReader {
   /// memory: a view valid until the next call on this reader, empty at the
   /// end. The default reads into `scratch` (never more than its size).
   virtual std::string_view read_view(std::span<char> scratch);
+  /// `n` bytes read from this reader were read ahead of what its consumer
+  /// used (inspect/sources/inflate_ahead.h): a reader that checks what is
+  /// left after the consumer's end (HashingSource) counts them as left.
+  virtual void unread(uint64_t n) { (void)n; }
 };
 
 class LayerVisitor {

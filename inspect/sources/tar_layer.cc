@@ -16,6 +16,7 @@
 
 #include "common/error.h"
 #include "common/hash_table.h"
+#include "inspect/sources/inflate_ahead.h"
 #include "inspect/sources/tar.h"  // walk_layer_tar
 #include "inspect/tree.h"
 
@@ -104,13 +105,11 @@ std::optional<std::string> HashingSource::finish(const std::string& file, const 
                                                  uint64_t max_left) {
   if (!hashed_all_) return std::nullopt;
   char buf[65536];
-  uint64_t left = 0;
-  while (size_t got = read(buf, sizeof buf)) {
-    left += got;
-    if (left > max_left)
-      throw Error(file, member + ": more than " + std::to_string(max_left) + " bytes of trailing data after the end " +
-                            "of the tar at offset " + std::to_string(bytes_ - left));
-  }
+  uint64_t left = unread_;
+  for (size_t got = 0; left <= max_left && (got = read(buf, sizeof buf)) > 0;) left += got;
+  if (left > max_left)
+    throw Error(file, member + ": more than " + std::to_string(max_left) + " bytes of trailing data after the end " +
+                          "of the tar at offset " + std::to_string(bytes_ - left));
   return sha_.digest();
 }
 
@@ -506,7 +505,9 @@ class LayerChecks {
 
 }  // namespace
 
-void walk_layer_tar(ContentReader& in, const LayerInput& where, LayerVisitor& v) {
+void walk_layer_tar(ContentReader& raw, const LayerInput& where, LayerVisitor& v) {
+  // A gzip layer is inflated on a thread of its own, ahead of this one.
+  InflateAhead in(raw, where.file, "layer " + where.member);
   // Seekable: small reads, so that unwanted data is seeked over, not read ahead.
   TarReader t(in, where.file, "layer " + where.member, in.seekable() ? 16 * 1024 : 256 * 1024);
   LayerChecks checks(t);
@@ -520,6 +521,7 @@ void walk_layer_tar(ContentReader& in, const LayerInput& where, LayerVisitor& v)
       v.content(e, r);
     }
   }
+  in.finish();
   v.end_layer(where.layer_id, where.index);
 }
 

@@ -79,12 +79,14 @@ class HashingSource : public ContentReader {
   /// data") and returns the digest, or nullopt when bytes were seeked over.
   std::optional<std::string> finish(const std::string& file, const std::string& member, uint64_t max_left);
   uint64_t bytes() const { return bytes_; }
+  void unread(uint64_t n) override { unread_ += n; }
 
  private:
   ContentReader& inner_;
   bool allow_seek_;
   bool hashed_all_ = true;
   uint64_t bytes_ = 0;
+  uint64_t unread_ = 0;  // read ahead of the consumer's end: left, for finish()
   Sha256 sha_;
 };
 
