@@ -7,7 +7,7 @@ pkgs=(
   cmake ninja-build g++ pkg-config git
   # libraries (see README "Dependencies")
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
-  libcurl4-openssl-dev libssl-dev libarchive-dev libsquashfs-dev liblzo2-dev libzstd-dev zlib1g-dev
+  libcurl4-openssl-dev libssl-dev libarchive-dev libsquashfs-dev liblzo2-dev libzstd-dev zlib1g-dev libisal-dev
   libgtest-dev libgmock-dev
   # fuzz targets and the sanitizer pass (docs/fuzzing.md): clang 16 + libFuzzer
   clang-16 libclang-rt-16-dev

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "inspect/sources/inflate_ahead.h"
 
-#include <zlib.h>
+#include <isa-l/igzip_lib.h>
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <utility>
 
 #include "common/cpu_slots.h"
 #include "common/cpus.h"
@@ -67,27 +69,54 @@ void InflateAhead::run() {
   cv_.notify_all();
 }
 
+namespace {
+const char* isal_error(int rc) {
+  switch (rc) {
+    case ISAL_INVALID_BLOCK: return "invalid deflate block";
+    case ISAL_INVALID_SYMBOL: return "invalid deflate symbol";
+    case ISAL_INVALID_LOOKBACK: return "invalid distance too far back";
+    case ISAL_INVALID_WRAPPER: return "invalid gzip header";
+    case ISAL_UNSUPPORTED_METHOD: return "unknown compression method";
+    case ISAL_INCORRECT_CHECKSUM: return "incorrect data check";
+    case ISAL_NEED_DICT: return "the stream needs a preset dictionary";
+    default: return "corrupt data";
+  }
+}
+}  // namespace
+
 void InflateAhead::inflate_all() {
-  z_stream z{};
-  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) throw Error(file_, member_ + ": gzip: zlib could not start");
-  struct End {
-    z_stream& z;
-    ~End() { inflateEnd(&z); }
-  } end{z};
+  auto z = std::make_unique<inflate_state>();  // 40 KiB of tables: not on the stack
+  isal_inflate_init(z.get());
+  z->crc_flag = ISAL_GZIP;  // header parsed, CRC-32 checked
   std::vector<char> chunk(kInputChunk);
   uint64_t& read = in_read_;  // this thread's until it ends (the reader looks after the join)
   read = head_.size();
-  z.next_in = reinterpret_cast<Bytef*>(head_.data());
-  z.avail_in = static_cast<uInt>(head_.size());
-  auto refill = [&] {  // false at the end of `in`
+  // Input: the bytes a finished member left in ISA-L's bit buffer (carried
+  // to the next member), then the rest of the view, then more of `in`.
+  uint8_t carry[8];
+  uint8_t* rest = nullptr;
+  uint32_t rest_n = 0;
+  z->next_in = reinterpret_cast<uint8_t*>(head_.data());
+  z->avail_in = static_cast<uint32_t>(head_.size());
+  auto more = [&] {  // false at the end of `in`
+    if (rest_n > 0) {
+      z->next_in = std::exchange(rest, nullptr);
+      z->avail_in = std::exchange(rest_n, 0);
+      return true;
+    }
     std::string_view v = in_.read_view(chunk);
     if (v.empty()) return false;
     read += v.size();
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(v.data()));
-    z.avail_in = static_cast<uInt>(v.size());
+    z->next_in = reinterpret_cast<uint8_t*>(const_cast<char*>(v.data()));
+    z->avail_in = static_cast<uint32_t>(v.size());
     return true;
   };
-  auto offset = [&] { return std::to_string(read - z.avail_in); };
+  // Compressed bytes not yet consumed: the input left and the whole bytes in
+  // the bit buffer.
+  auto pending = [&] {
+    return uint64_t{z->avail_in} + rest_n + static_cast<uint64_t>(z->read_in_length / 8);
+  };
+  auto offset = [&] { return std::to_string(read - pending()); };
   for (bool ended = false; !ended;) {
     size_t b = kNone;
     {
@@ -101,35 +130,52 @@ void InflateAhead::inflate_all() {
       free_.pop_back();
     }
     std::vector<char>& out = buffers_[b];
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    while (z.avail_out > 0) {
-      // What is inflated goes to the reader before a read that may wait (a
-      // blob still downloading): the reader may be what lets it go on.
-      if (z.avail_in == 0 && z.avail_out < out.size()) break;
-      if (z.avail_in == 0 && !refill())
-        throw Error(file_, member_ + ": gzip: the stream is truncated at compressed offset " + offset());
-      int rc = inflate(&z, Z_NO_FLUSH);
-      if (rc == Z_STREAM_END) {
-        // A member ends: another follows (it starts with the magic's first
+    z->next_out = reinterpret_cast<uint8_t*>(out.data());
+    z->avail_out = static_cast<uint32_t>(out.size());
+    while (z->avail_out > 0) {
+      if (z->block_state == ISAL_BLOCK_FINISH) {
+        // A member ended: another follows (it starts with the magic's first
         // byte), or the stream ends and what follows is trailing data.
-        if (z.avail_in == 0 && !refill()) {
+        const int held = z->read_in_length / 8;
+        for (int i = 0; i < held; ++i) carry[i] = static_cast<uint8_t>(z->read_in >> (8 * i));
+        if (held == 0 && z->avail_in == 0 && rest_n == 0 && !more()) {
           ended = true;
           break;
         }
-        if (static_cast<unsigned char>(*z.next_in) != 0x1f) {
+        const uint8_t next = held > 0 ? carry[0] : rest_n > 0 && z->avail_in == 0 ? *rest : *z->next_in;
+        if (next != 0x1f) {
           ended = true;
           break;
         }
-        if (inflateReset(&z) != Z_OK) throw Error(file_, member_ + ": gzip: zlib could not reset");
+        if (held > 0) {  // carried: ISA-L's reset drops its bit buffer
+          if (z->avail_in > 0) {
+            rest = z->next_in;
+            rest_n = z->avail_in;
+          }
+          isal_inflate_reset(z.get());
+          z->next_in = carry;
+          z->avail_in = static_cast<uint32_t>(held);
+        } else {
+          uint8_t* p = z->next_in;
+          uint32_t n = z->avail_in;
+          isal_inflate_reset(z.get());
+          z->next_in = p;
+          z->avail_in = n;
+        }
+        z->crc_flag = ISAL_GZIP;
         continue;
       }
-      if (rc != Z_OK && rc != Z_BUF_ERROR)
-        throw Error(file_, member_ + ": gzip: " + (z.msg ? z.msg : "zlib error " + std::to_string(rc)) +
-                               " at compressed offset " + offset());
+      // What is inflated goes to the reader before a read that may wait (a
+      // blob still downloading): the reader may be what lets it go on.
+      if (z->avail_in == 0 && rest_n == 0 && z->avail_out < out.size()) break;
+      if (z->avail_in == 0 && !more())
+        throw Error(file_, member_ + ": gzip: the stream is truncated at compressed offset " + offset());
+      int rc = isal_inflate(z.get());
+      if (rc != ISAL_DECOMP_OK)
+        throw Error(file_, member_ + ": gzip: " + isal_error(rc) + " at compressed offset " + offset());
     }
     std::lock_guard<std::mutex> l(mu_);
-    ready_.push_back({b, out.size() - z.avail_out, read - z.avail_in});
+    ready_.push_back({b, out.size() - z->avail_out, read - pending()});
     cv_.notify_all();
   }
 }
