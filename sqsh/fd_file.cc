@@ -42,12 +42,12 @@ int pwrite_all(int fd, const char* p, size_t size, uint64_t offset) {
   return 0;
 }
 
+constexpr uint64_t kWriteBack = 32u << 20;  // bytes written between two write-back starts
+
 // Starts the write-back of [handed, written) once 32 MiB are pending, not
 // waiting for it, and moves `handed` to `written`; returns the bytes handed
 // over (0 when not due, or when the file system cannot: a pipe, a tmpfs;
 // then the fsync, or a copy that shares these blocks, writes them).
-constexpr uint64_t kWriteBack = 32u << 20;
-
 uint64_t start_write_back(int fd, uint64_t& handed, uint64_t written) {
   if (written < handed + kWriteBack) return 0;
   const uint64_t n = written - handed;

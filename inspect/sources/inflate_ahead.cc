@@ -147,22 +147,16 @@ void InflateAhead::inflate_all() {
           ended = true;
           break;
         }
-        if (held > 0) {  // carried: ISA-L's reset drops its bit buffer
-          if (z->avail_in > 0) {
-            rest = z->next_in;
-            rest_n = z->avail_in;
-          }
-          isal_inflate_reset(z.get());
-          z->next_in = carry;
-          z->avail_in = static_cast<uint32_t>(held);
-        } else {
-          uint8_t* p = z->next_in;
-          uint32_t n = z->avail_in;
-          isal_inflate_reset(z.get());
-          z->next_in = p;
-          z->avail_in = n;
-        }
+        uint8_t* p = z->next_in;
+        const uint32_t n = z->avail_in;
+        isal_inflate_reset(z.get());  // drops the bit buffer: its bytes are carried
         z->crc_flag = ISAL_GZIP;
+        if (held > 0 && n > 0) {
+          rest = p;
+          rest_n = n;
+        }
+        z->next_in = held > 0 ? carry : p;
+        z->avail_in = held > 0 ? static_cast<uint32_t>(held) : n;
         continue;
       }
       // What is inflated goes to the reader before a read that may wait (a

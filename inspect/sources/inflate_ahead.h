@@ -89,8 +89,7 @@ class InflateAhead : public ContentReader {
   bool done_ = false;         // under mu_: no more buffers will come
   bool stop_ = false;         // under mu_: the reader is gone
   std::exception_ptr error_;  // under mu_: after the ready buffers
-  uint64_t in_read_ = 0;      // under mu_ once done_: compressed bytes read from `in`
-  uint64_t in_end_ = 0;       // under mu_ once done_: where the gzip stream ended (0: it did not)
+  uint64_t in_read_ = 0;      // compressed bytes read from `in`: the thread's, the reader's after the join
   std::thread thread_;
 
   // The reader's side.
