@@ -9,9 +9,11 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <random>
 #include <string_view>
 #include <vector>
@@ -29,10 +31,34 @@ std::string dir_of(const std::string& path) {
 constexpr char kPartial[] = ".partial-";
 constexpr size_t kSuffix = 6;  // mkstemp's XXXXXX
 
-mode_t umasked(unsigned mode) {
+// The process's umask, read without setting it. umask(2) reads only by
+// setting: even for an instant that races with every other thread creating a
+// file (made 0666 / 0777 in that window), and two such readers at once can
+// leave the umask at 0 for good. Linux (>= 4.7) shows it in /proc/self/status;
+// elsewhere the set-and-restore is at least serialised against itself.
+mode_t process_umask() {
+  if (int fd = ::open("/proc/self/status", O_RDONLY | O_CLOEXEC); fd >= 0) {
+    char buf[4096];
+    ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    if (n > 0) {
+      buf[n] = '\0';
+      if (const char* at = std::strstr(buf, "\nUmask:")) {
+        char* end = nullptr;
+        unsigned long v = std::strtoul(at + 7, &end, 8);
+        if (end != at + 7 && v <= 0777) return static_cast<mode_t>(v);
+      }
+    }
+  }
+  static std::mutex mu;
+  std::lock_guard lock(mu);
   mode_t m = ::umask(0);
   ::umask(m);
-  return static_cast<mode_t>(mode) & ~m;
+  return m;
+}
+
+mode_t umasked(unsigned mode) {
+  return static_cast<mode_t>(mode) & ~process_umask();
 }
 
 // Tests (and a user who must) can ask for the named partial file everywhere.

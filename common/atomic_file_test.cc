@@ -9,11 +9,15 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "common/error.h"
 
@@ -105,6 +109,44 @@ TEST_P(AtomicFileOn, NamedPartialIsLockedAndStaleOnesAreRemoved) {
   live.commit();
   EXPECT_EQ(slurp(target), "live");
   EXPECT_EQ(d.count(), 3u);  // img.sqsh and the two foreign files
+}
+
+// AtomicFile learns the umask to apply to its mode. Reading it with umask(2)
+// sets it: other threads creating files in that window got 0666 / 0777, and two
+// readers at once could leave the process's umask at 0 for good (CI saw the
+// files a test wrote after an import come out 0666).
+TEST(AtomicFileUmask, ManyAtOnceNeverChangeTheUmaskOtherThreadsSee) {
+  Dir d("/tmp");
+  mode_t saved = ::umask(022);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> writers;
+  for (int t = 0; t < 4; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; !stop.load(); ++i) {
+        AtomicFile f((d.p / ("w" + std::to_string(t) + "-" + std::to_string(i % 8))).string(), true, 0666);
+        f.write("x");
+        f.commit();
+      }
+    });
+  }
+  int wrong = 0;
+  for (int i = 0; i < 2000; ++i) {
+    std::string name = (d.p / ("plain-" + std::to_string(i % 16))).string();
+    int fd = ::open(name.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0666);
+    ASSERT_GE(fd, 0);
+    struct stat st {};
+    ::fstat(fd, &st);
+    ::close(fd);
+    ::unlink(name.c_str());
+    if ((st.st_mode & 0777) != 0644) ++wrong;
+  }
+  stop = true;
+  for (auto& w : writers) w.join();
+  mode_t after = ::umask(saved);
+  EXPECT_EQ(wrong, 0) << "files created while AtomicFiles were made got another umask";
+  EXPECT_EQ(after, 022u);
+  for (const auto& e : fs::directory_iterator(d.p))
+    EXPECT_EQ(e.status().permissions() & fs::perms::all, static_cast<fs::perms>(0644)) << e.path();
 }
 
 INSTANTIATE_TEST_SUITE_P(Ext4AndTmpfs, AtomicFileOn, ::testing::Values("/tmp", "/dev/shm"));
