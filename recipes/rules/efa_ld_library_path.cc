@@ -199,10 +199,28 @@ Verdict judge(const KeyValue& kv, const Layout& l, bool own_stack, const std::ve
   return {};
 }
 
+// The base's EFA stack is gone before the installer runs: an earlier RUN
+// removed both /opt/amazon/efa and /opt/amazon/ofi-nccl (`rm -rf /opt/amazon`).
+// Its older copies cannot be loaded then.
+bool base_stack_removed(const Context& c, const Instruction* installer) {
+  bool efa = false, plugin = false;
+  for (const Instruction* in : c.final_image) {
+    if (in == installer) break;
+    if (in->keyword != "RUN") continue;
+    efa = efa || rm_of(*in, "/opt/amazon/efa");
+    plugin = plugin || rm_of(*in, "/opt/amazon/ofi-nccl");
+  }
+  return efa && plugin;
+}
+
 void check(const Context& c) {
   const RuleInfo& info = efa_ld_library_path().info;
   auto runs = installer_runs(c);
   if (runs.empty()) return;
+  // The EFA stack of the base is known for the NGC PyTorch container and its
+  // family (seed 002) and the HPC images; another nvcr.io/nvidia image (DCGM,
+  // a Kubernetes operator's) is judged as a base without one.
+  const bool own_stack = c.ngc_base && c.base.mpi != NgcMpi::None && !base_stack_removed(c, runs.front().run);
   Layout l = layout(release(c));
   auto own = own_copies(c);
   std::string want =
@@ -222,14 +240,14 @@ void check(const Context& c) {
     if (in->keyword != "ENV") continue;
     for (const KeyValue& kv : in->pairs) {
       if (kv.key != "LD_LIBRARY_PATH") continue;
-      verdict = judge(kv, l, c.ngc_base, own);
+      verdict = judge(kv, l, own_stack, own);
       if (!blamed || verdict.sev != prev.sev || verdict.sev == Severity::Info) blamed = &kv;
       prev = verdict;
       last = &kv;
     }
   }
   if (!last) {
-    if (!c.ngc_base) return;  // the installer's ld.so.conf.d entry finds its libraries
+    if (!own_stack) return;  // the installer's ld.so.conf.d entry finds its libraries
     const InstallerRun& r = runs.back();
     c.add(
         Finding(info,

@@ -52,6 +52,24 @@ TEST(EfaLdLibraryPath, FiresWhenTheInheritedValueComesFirst) {
   EXPECT_THAT(hits(df, "efa-ld-library-path"), ElementsAre("11:21 error"));
 }
 
+// The shell idiom that adds the inherited value only where it is set reads as
+// the value where it is (an NGC base sets it); the colon inside the braces is
+// not a separator.
+TEST(EfaLdLibraryPath, TheOnlyIfSetIdiomKeepsTheInheritedValueWhereItStands) {
+  std::string after = replace(kSeedShort, kEnv,
+                              "ENV LD_LIBRARY_PATH=\"/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib"
+                              "${LD_LIBRARY_PATH:+:${LD_LIBRARY_PATH}}\"\n");
+  EXPECT_THAT(hits(after, "efa-ld-library-path"), IsEmpty());
+  std::string before = replace(kSeedShort, kEnv,
+                               "ENV LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+${LD_LIBRARY_PATH}:}"
+                               "/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib\n");
+  EXPECT_THAT(hits(before, "efa-ld-library-path"), ElementsAre("11:21 error"));
+  std::string fallback = replace(kSeedShort, kEnv,
+                                 "ENV LD_LIBRARY_PATH=/opt/amazon/ofi-nccl/lib:/opt/amazon/efa/lib:"
+                                 "${LD_LIBRARY_PATH:-/usr/local/lib}\n");
+  EXPECT_THAT(hits(fallback, "efa-ld-library-path"), IsEmpty());
+}
+
 // An ENV that only prepends keeps the verdict of the ENV before it: one finding, there.
 TEST(EfaLdLibraryPath, PrependingEnvIsNotReportedAgain) {
   std::string df = replace(kSeedShort, kEnv, "ENV LD_LIBRARY_PATH=$LD_LIBRARY_PATH:/opt/amazon/efa/lib\n") +
@@ -212,6 +230,37 @@ TEST(EfaLdLibraryPath, MissingPluginDirNamesTheFilesOwnPlugin) {
       "installs into /opt/aws-ofi-nccl/install/lib would be loaded instead of the installer's");
   ASSERT_EQ(d[0].related.size(), 1u);
   EXPECT_EQ(d[0].related[0].line, 11);
+}
+
+// A file that deletes the base's EFA stack before the installer runs leaves no
+// older copy to load: judged as a base without one (the installer's
+// ld.so.conf.d entry finds its libraries); deleting only libfabric's leaves
+// the base's plugin.
+TEST(EfaLdLibraryPath, ABaseWhoseStackTheFileRemovesFirstIsJudgedAsABaseWithoutOne) {
+  std::string no_env = replace(kSeedShort, kEnv, "");
+  std::string removed = replace(no_env, "FROM nvcr.io/nvidia/pytorch:26.08-py3\n",
+                                "FROM nvcr.io/nvidia/pytorch:26.08-py3\nRUN rm -rf /opt/amazon\n");
+  ASSERT_NE(removed, no_env);
+  EXPECT_THAT(hits(removed, "efa-ld-library-path"), IsEmpty());
+  std::string contents = replace(no_env, "FROM nvcr.io/nvidia/pytorch:26.08-py3\n",
+                                 "FROM nvcr.io/nvidia/pytorch:26.08-py3\nRUN rm -rf /opt/amazon/*\n");
+  EXPECT_THAT(hits(contents, "efa-ld-library-path"), IsEmpty());
+  std::string half = replace(no_env, "FROM nvcr.io/nvidia/pytorch:26.08-py3\n",
+                             "FROM nvcr.io/nvidia/pytorch:26.08-py3\nRUN rm -rf /opt/amazon/efa\n");
+  EXPECT_THAT(hits(half, "efa-ld-library-path"), ElementsAre("10:5 error"));
+  // A shadowing directory first is still wrong without the base's stack.
+  std::string shadow = removed + "ENV LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH\n";
+  EXPECT_THAT(hits(shadow, "efa-ld-library-path"), ElementsAre("12:21 error"));
+}
+
+// Another nvcr.io/nvidia image (DCGM's) is not known to carry an EFA stack.
+TEST(EfaLdLibraryPath, AnotherNgcImageIsJudgedAsABaseWithoutAStack) {
+  std::string dcgm = replace(replace(kSeedShort, kEnv, ""), "nvcr.io/nvidia/pytorch:26.08-py3",
+                             "nvcr.io/nvidia/cloud-native/dcgm:4.2.3-1-ubuntu22.04");
+  EXPECT_THAT(hits(dcgm, "efa-ld-library-path"), IsEmpty());
+  EXPECT_THAT(
+      hits(dcgm + "ENV LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH\n", "efa-ld-library-path"),
+      ElementsAre("11:21 error"));
 }
 
 TEST(EfaLdLibraryPath, QuietWithoutAnInstaller) {

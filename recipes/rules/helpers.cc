@@ -287,16 +287,88 @@ int final_index(const Context& c, const Instruction* in) {
   return it == c.final_image.end() ? -1 : static_cast<int>(it - c.final_image.begin());
 }
 
-std::vector<std::string> split_path_list(const std::string& v) {
-  std::vector<std::string> out;
-  size_t b = 0;
-  while (true) {
-    size_t e = v.find(':', b);
-    out.push_back(v.substr(b, e == std::string::npos ? std::string::npos : e - b));
-    if (e == std::string::npos) break;
-    b = e + 1;
+namespace {
+
+// The `}` closing the `${` at v[open], nested `${…}` skipped; npos if none.
+size_t closing_brace(const std::string& v, size_t open) {
+  int depth = 0;
+  for (size_t i = open; i < v.size(); ++i) {
+    if (v.compare(i, 2, "${") == 0) {
+      ++depth;
+      ++i;
+    } else if (v[i] == '}' && --depth == 0) {
+      return i;
+    }
+  }
+  return std::string::npos;
+}
+
+// A list's parameter expansions as they expand where the variable is set (an
+// inherited list is: the reason to write them): `${V:+WORD}` and `${V+WORD}`
+// are WORD, `${V:-W}`, `${V-W}`, `${V:=W}`, `${V=W}`, `${V:?W}`, `${V?W}` are
+// ${V}. Anything else is kept as written.
+std::string as_if_set(const std::string& v) {
+  std::string out;
+  for (size_t i = 0; i < v.size();) {
+    size_t close = v.compare(i, 2, "${") == 0 ? closing_brace(v, i) : std::string::npos;
+    if (close == std::string::npos) {
+      out += v[i++];
+      continue;
+    }
+    std::string body = v.substr(i + 2, close - i - 2);
+    size_t n = 0;
+    while (n < body.size() && (std::isalnum(static_cast<unsigned char>(body[n])) || body[n] == '_')) ++n;
+    std::string name = body.substr(0, n), op = body.substr(n, body[n] == ':' ? 2 : 1);
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])) || op.empty())
+      out += v.substr(i, close + 1 - i);
+    else if (op == ":+" || op == "+")
+      out += as_if_set(body.substr(n + op.size()));
+    else if (op == ":-" || op == "-" || op == ":=" || op == "=" || op == ":?" || op == "?")
+      out += "${" + name + "}";
+    else
+      out += v.substr(i, close + 1 - i);
+    i = close + 1;
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> split_path_list(const std::string& v) {
+  const std::string flat = as_if_set(v);
+  std::vector<std::string> out;
+  std::string cur;
+  for (size_t i = 0; i < flat.size(); ++i) {
+    if (flat.compare(i, 2, "${") == 0) {  // a colon inside braces does not split
+      size_t close = closing_brace(flat, i);
+      if (close != std::string::npos) {
+        cur += flat.substr(i, close + 1 - i);
+        i = close;
+        continue;
+      }
+    }
+    if (flat[i] == ':') {
+      out.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur += flat[i];
+    }
+  }
+  out.push_back(std::move(cur));
+  return out;
+}
+
+const Word* rm_of(const Instruction& in, const std::string& path) {
+  for (const Command& cmd : in.script.commands) {
+    auto argv = effective_argv(cmd);
+    if (argv.empty() || base_name(argv[0]->text) != "rm") continue;
+    for (size_t i = 1; i < argv.size(); ++i) {
+      std::string w = argv[i]->text;
+      if (w.size() > 2 && w.ends_with("/*")) w.resize(w.size() - 2);  // the directory's contents
+      if (!w.empty() && w[0] != '-' && path_under(path, w)) return argv[i];
+    }
+  }
+  return nullptr;
 }
 
 bool path_under(std::string path, std::string dir) {

@@ -10,6 +10,7 @@
 // finding at the deletion.
 #include <algorithm>
 #include <array>
+#include <map>
 
 #include "recipes/rules/rules.h"
 
@@ -133,18 +134,6 @@ void collect_run(Collector& col, const Instruction& in) {
 }
 
 // `rm -rf /usr/local/mpi` (or a directory above the base's Open MPI).
-const Word* removes(const Instruction& in, const std::string& prefix) {
-  for (const Command& cmd : in.script.commands) {
-    auto argv = effective_argv(cmd);
-    if (argv.empty() || base_name(argv[0]->text) != "rm") continue;
-    for (size_t i = 1; i < argv.size(); ++i) {
-      const std::string& w = argv[i]->text;
-      if (!w.empty() && w[0] != '-' && path_under(prefix, w)) return argv[i];
-    }
-  }
-  return nullptr;
-}
-
 std::string ordinal_list(size_t n) {
   return n == 1 ? "1 place" : std::to_string(n) + " places";
 }
@@ -155,17 +144,30 @@ void check(const Context& c) {
   const std::string base_mpi = c.base.mpi_prefix();
   Collector col;
   const Word* removal = nullptr;
+  std::map<std::string, std::string> earlier;  // ENV key -> the value the last ENV gave it
   for (const Instruction* in : c.final_image) {
     if (in->keyword == "RUN") {
       collect_run(col, *in);
-      if (!removal) removal = removes(*in, base_mpi);
+      if (!removal) removal = rm_of(*in, base_mpi);
       // Older NGC PyTorch releases keep Open MPI in HPC-X as well.
-      if (!removal && c.base.mpi == NgcMpi::UsrLocalMpi) removal = removes(*in, "/opt/hpcx/ompi");
+      if (!removal && c.base.mpi == NgcMpi::UsrLocalMpi) removal = rm_of(*in, "/opt/hpcx/ompi");
     }
     if (in->keyword != "ENV") continue;
-    for (const KeyValue& kv : in->pairs)
-      if (points_at_installer_mpi(kv.key, kv.value))
+    for (const KeyValue& kv : in->pairs) {
+      // What this ENV adds: the value an earlier ENV gave the variable, carried
+      // by its own reference (`ENV PATH=/opt/gdrcopy/bin:$PATH`), is that ENV's place.
+      std::string added = kv.value;
+      auto p = earlier.find(kv.key);
+      if (p != earlier.end() && !p->second.empty()) {
+        auto refs = referenced_vars(kv.raw_value);
+        size_t at = added.find(p->second);
+        if (at != std::string::npos && std::find(refs.begin(), refs.end(), kv.key) != refs.end())
+          added.erase(at, p->second.size());
+      }
+      if (points_at_installer_mpi(kv.key, added))
         installer(col, kv.value_span, "ENV " + kv.key + " points at it");
+      earlier[kv.key] = kv.value;
+    }
   }
   auto& causes = col.causes();
   if (causes.empty()) return;

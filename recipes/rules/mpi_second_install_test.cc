@@ -58,6 +58,20 @@ TEST(MpiSecondInstall, FiresOnceForPathAndOpalPrefixOnInstallerMpi) {
   EXPECT_EQ(d[0].related[0].column, 52);
 }
 
+// A later ENV that only carries the value an earlier one gave (`$PATH` after
+// `ENV PATH=/opt/amazon/openmpi/bin:$PATH`) does not point at it again; one
+// that names it again does.
+TEST(MpiSecondInstall, AnEnvThatOnlyCarriesTheEarlierValueIsNotAPlace) {
+  std::string df = kSeedShort + "ENV PATH=/opt/amazon/openmpi/bin:$PATH\n" +
+                   "ENV PATH=/opt/gdrcopy/bin:$PATH LD_LIBRARY_PATH=/opt/gdrcopy/lib:$LD_LIBRARY_PATH\n" +
+                   "ENV PATH=$PATH:/opt/amazon/openmpi/bin\n";
+  EXPECT_THAT(hits(df, "mpi-second-install"), ElementsAre("12:10 error"));
+  auto d = lint_dockerfile(SourceFile("Dockerfile", df), {});
+  ASSERT_EQ(d.size(), 1u);
+  ASSERT_EQ(d[0].related.size(), 1u);
+  EXPECT_EQ(d[0].related[0].line, 14);
+}
+
 TEST(MpiSecondInstall, DownloadUnpackBuildAndRmOfOneTarballIsOneFinding) {
   std::string df = kSeedShort +
                    "RUN wget https://download.open-mpi.org/release/open-mpi/v4.1/openmpi-4.1.6.tar.gz \\\n"

@@ -90,8 +90,13 @@ std::vector<OwnCopy> own_copies(const Context& c);
 /// Index in c.final_image of an instruction, or -1.
 int final_index(const Context& c, const Instruction* in);
 
-/// `a:b::c` -> {"a", "b", "", "c"}.
+/// `a:b::c` -> {"a", "b", "", "c"}. Parameter expansions read as where the
+/// variable is set (an inherited list is): `/a${V:+:${V}}` -> {"/a", "${V}"},
+/// `${V:-/x}` -> {"${V}"}; a colon inside `${…}` does not split.
 std::vector<std::string> split_path_list(const std::string& v);
+/// The word of an `rm` in RUN `in` that removes `path` (names it, a directory
+/// above it, or such a directory's `/*`); null if none.
+const Word* rm_of(const Instruction& in, const std::string& path);
 /// `path` is `dir` or below it (component-wise; trailing slashes ignored).
 bool path_under(std::string path, std::string dir);
 
