@@ -71,6 +71,8 @@ struct NcclProcess {
 struct NcclLog {
   std::vector<NcclProcess> processes;  ///< in order of first appearance
   int nccl_lines = 0;
+  /// Lines without the "host:pid:tid [dev]" prefix (all one process "?:?").
+  int unprefixed_lines = 0;
 };
 NcclLog parse_nccl_log(std::string_view text);
 struct CheckOutput {
@@ -105,6 +107,11 @@ struct NcclTests {
   std::optional<double> avg_busbw;  ///< "# Avg bus bandwidth : X"
   bool truncated_row = false;       ///< the last line was a cut-off row
   int truncated_line = 0;
+  /// `#wrong` cells read, and those that were "N/A" (results not checked: -c 0).
+  int wrong_cells = 0, wrong_na = 0;
+  /// The first "Test NCCL failure …" / "Test CUDA failure …" line (the run aborted).
+  std::string failure;
+  int failure_line = 0;
 };
 /// Throws for a row whose column count differs from the header (unless it is
 /// the file's last line: a cut-off run), or a number written with ','.

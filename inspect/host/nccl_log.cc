@@ -20,7 +20,12 @@ NcclLog parse_nccl_log(std::string_view text) {
   static const std::regex kPrefix(R"(([^\s:]+):(\d+):(\d+) \[[^\]]*\] NCCL (INFO|WARN) (.*)$)");
   // One word, or two for "AWS Libfabric".
   static const std::regex kNetwork(R"(^Using network ((?:AWS )?\S+))");
-  static const std::regex kProvider(R"(NET/OFI Selected [Pp]rovider is ([^,\s(]+)(?:, fabric is ([^\s(]+))?.*\(found (\d+) nics\))");
+  // aws-ofi-nccl before 1.6.0 printed no "(found N nics)".
+  static const std::regex kProvider(
+      R"(NET/OFI Selected [Pp]rovider is ([^,\s(]+)(?:, fabric is ([^\s(]+))?(?:.*\(found (\d+) nics\))?)");
+  // A line quoted without its "host:pid:tid [dev]" prefix (cut by a log
+  // collector, or pasted): one process of unknown host.
+  static const std::regex kBare(R"((?:^|\s)NCCL (INFO|WARN) (.*)$)");
   NcclLog log;
   std::map<std::string, size_t> index;
   int n = 0;
@@ -29,19 +34,29 @@ NcclLog parse_nccl_log(std::string_view text) {
     if (line_sv.find("NCCL ") == std::string_view::npos) continue;
     std::string line(line_sv);
     std::smatch m;
-    if (!std::regex_search(line, m, kPrefix)) continue;
+    std::string host, pid, msg;
+    if (std::regex_search(line, m, kPrefix)) {
+      host = m[1].str();
+      pid = m[2].str();
+      msg = m[5].str();
+    } else if (std::regex_search(line, m, kBare)) {
+      host = "?";  // no prefix: which process is not known
+      pid = "?";
+      msg = m[2].str();
+      ++log.unprefixed_lines;
+    } else {
+      continue;
+    }
     ++log.nccl_lines;
-    std::string key = m[1].str() + ":" + m[2].str();
-    auto [it, fresh] = index.emplace(key, log.processes.size());
+    auto [it, fresh] = index.emplace(host + ":" + pid, log.processes.size());
     if (fresh) {
       NcclProcess p;
-      p.host = m[1].str();
-      p.pid = m[2].str();
+      p.host = host;
+      p.pid = pid;
       p.first_line = n;
       log.processes.push_back(std::move(p));
     }
     NcclProcess& p = log.processes[it->second];
-    std::string msg = m[5].str();
     std::smatch mm;
     if (std::regex_search(msg, mm, kNetwork)) {
       // The first "Using network" decides the transport; keep the first bad one.
@@ -53,7 +68,8 @@ NcclLog parse_nccl_log(std::string_view text) {
       p.provider = mm[1].str();
       if (mm[2].matched) p.fabric = mm[2].str();
       // A count no int holds is no count NCCL printed: left unknown.
-      if (auto v = to_int(mm[3].str()); v && *v <= std::numeric_limits<int>::max())
+      if (auto v = mm[3].matched ? to_int(mm[3].str()) : std::nullopt;
+          v && *v <= std::numeric_limits<int>::max())
         p.nics = static_cast<int>(*v);
       p.provider_line = n;
     }

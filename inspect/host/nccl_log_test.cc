@@ -41,16 +41,20 @@ TEST(NcclLogOnSeedFixture, FlagsTheSocketFallbackOncePerProcess) {
   auto out = run("log-socket-fallback.txt");
   ASSERT_EQ(out.findings.size(), 8u);
   EXPECT_EQ(located(out.findings)[0],
-            "log-socket-fallback.txt:76:42: p6-node-002:20100 uses `Using network Socket`: NCCL fell back to TCP, not EFA "
+            "log-socket-fallback.txt:76:42: p6-node-002:20100 uses `Using network Socket`: NCCL fell back to "
+            "TCP, not EFA "
             "[nccl-log]");
 }
 
 TEST(NcclLogOnSeedFixture, FlagsForcedIb) {
   auto out = run("log-ib-forced.txt");
   ASSERT_EQ(out.findings.size(), 18u);  // 16 processes + no Libfabric + no efa provider
-  EXPECT_EQ(out.findings[0].message,
-            "p6-node-001:20000 uses `Using network IB`, not Libfabric (NCCL_NET=IB forces the link-DOWN ConnectX-7 devices)");
-  EXPECT_EQ(out.findings[16].message, "no process logged `Using network Libfabric`: the EFA path was not used");
+  EXPECT_EQ(
+      out.findings[0].message,
+      "p6-node-001:20000 uses `Using network IB`, not Libfabric (where EFA is the fabric, forcing IB with "
+      "NCCL_NET=IB puts the link-DOWN ConnectX-7 devices in use and initialisation fails)");
+  EXPECT_EQ(out.findings[16].message,
+            "no process logged `Using network Libfabric`: the EFA path was not used");
 }
 
 TEST(NcclLogOnSeedFixture, FlagsAWrongNicCountOnlyWhenExpected) {
@@ -62,21 +66,67 @@ TEST(NcclLogOnSeedFixture, FlagsAWrongNicCountOnlyWhenExpected) {
 
 TEST(NcclLogOnSeedFixture, FlagsAnotherProvider) {
   auto out = run("log-tcp-provider.txt");
-  EXPECT_EQ(out.findings.back().message, "no process logged `NET/OFI Selected provider is efa`: the OFI plugin did not select EFA");
+  EXPECT_EQ(out.findings.back().message,
+            "no process logged `NET/OFI Selected provider is efa`: the OFI plugin did not select EFA");
 }
 
 TEST(NcclLogOnSeedFixture, ALogWithoutDebugLinesSaysHowToGetThem) {
   auto out = run("log-no-debug.txt");
   ASSERT_EQ(out.findings.size(), 1u);
-  EXPECT_EQ(out.findings[0].message,
-            "no NCCL_DEBUG=INFO lines (\"host:pid:tid [dev] NCCL INFO …\") in the log: run with NCCL_DEBUG=INFO");
+  EXPECT_EQ(
+      out.findings[0].message,
+      "no NCCL_DEBUG=INFO lines (\"host:pid:tid [dev] NCCL INFO …\") in the log: run with NCCL_DEBUG=INFO");
 }
 
 TEST(NcclLog, AcceptsTheOlderProviderLine) {
-  std::string text = "ip-1:5:5 [0] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)\n"
-                     "ip-1:5:5 [0] NCCL INFO Using network Libfabric\n";
+  std::string text =
+      "ip-1:5:5 [0] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)\n"
+      "ip-1:5:5 [0] NCCL INFO Using network Libfabric\n";
   auto out = check_nccl_log(parse_nccl_log(text), text, "l", 4);
   EXPECT_THAT(out.findings, IsEmpty());
+}
+
+// aws-ofi-nccl before 1.6.0 printed no nic count (aws-samples/aws-efa-eks's
+// p4d logs, NCCL 2.9.9): EFA is selected; --expect-nics cannot be checked,
+// and a note says so.
+TEST(NcclLog, TheProviderLineWithoutANicCountSelectsEfa) {
+  std::string text =
+      "[1,0]<stdout>:worker-0:25:25 [0] NCCL INFO NET/OFI Selected Provider is efa\n"
+      "[1,0]<stdout>:worker-0:25:25 [0] NCCL INFO Using network AWS Libfabric\n";
+  NcclLog log = parse_nccl_log(text);
+  ASSERT_EQ(log.processes.size(), 1u);
+  EXPECT_EQ(log.processes[0].provider, "efa");
+  EXPECT_FALSE(log.processes[0].nics.has_value());
+  auto out = check_nccl_log(log, text, "l", 4);
+  EXPECT_THAT(out.findings, IsEmpty());
+  ASSERT_EQ(out.notes.size(), 1u);
+  EXPECT_EQ(out.notes[0],
+            "--expect-nics not checked: no process printed `(found N nics)` (aws-ofi-nccl before 1.6.0 "
+            "prints none)");
+  EXPECT_THAT(check_nccl_log(log, text, "l", std::nullopt).notes, IsEmpty());
+  std::string tcp = "h:1:1 [0] NCCL INFO NET/OFI Selected Provider is tcp\n";
+  EXPECT_EQ(parse_nccl_log(tcp).processes.at(0).provider, "tcp");
+}
+
+// Lines quoted without their "host:pid:tid [dev]" prefix still say what
+// NCCL did: one process of unknown host, and a note.
+TEST(NcclLog, LinesWithoutTheProcessPrefixAreOneUnknownProcess) {
+  std::string text =
+      "NCCL INFO NET/OFI Selected provider is efa, fabric is efa (found 4 nics)\n"
+      "  NCCL INFO Using network Libfabric\n"
+      "NCCL version 2.19.3+cuda12.3\n";
+  NcclLog log = parse_nccl_log(text);
+  ASSERT_EQ(log.processes.size(), 1u);
+  EXPECT_EQ(log.processes[0].host, "?");
+  EXPECT_EQ(log.nccl_lines, 2);
+  EXPECT_EQ(log.unprefixed_lines, 2);
+  auto out = check_nccl_log(log, text, "l", 4);
+  EXPECT_THAT(out.findings, IsEmpty());
+  ASSERT_EQ(out.notes.size(), 1u);
+  EXPECT_EQ(out.notes[0],
+            "2 NCCL line(s) without their \"host:pid:tid [dev]\" prefix, counted as one process");
+  std::string socket = "NCCL INFO Using network Socket\n";
+  EXPECT_EQ(check_nccl_log(parse_nccl_log(socket), socket, "l", std::nullopt).findings.size(), 3u);
 }
 
 // aws-ofi-nccl 1.11.0 and earlier registered its plugin as "AWS Libfabric"

@@ -32,8 +32,14 @@ std::vector<Tok> tokens(std::string_view line) {
   return out;
 }
 
-bool is_number_start(std::string_view t) {
-  return !t.empty() && (std::isdigit(static_cast<unsigned char>(t[0])) || t[0] == '-');
+// A result row starts with its size: a number (with the separators of a
+// localised run, or a sign: refused later, with a hint). Not an NCCL log line
+// of a host whose name starts with a digit ("3767c65d25c4:880:880 [1] NCCL
+// INFO"), not an Open MPI "-----" banner.
+bool is_row_start(std::string_view t) {
+  if (t.starts_with('-')) t.remove_prefix(1);
+  return !t.empty() && std::isdigit(static_cast<unsigned char>(t[0])) &&
+         t.find_first_not_of("0123456789,.") == std::string_view::npos;
 }
 
 double to_double(const Tok& t, std::string_view line, int n, const std::string& file) {
@@ -75,12 +81,16 @@ NcclTests parse_nccl_tests(std::string_view text, const std::string& file) {
     const int shift = static_cast<int>(line.data() - full_line.data());
     auto tr = trim(line);
     if (tr.empty()) continue;
-    if (tr.front() == '#') {
-      auto body = trim(tr.substr(1));
+    // Comment lines start with '#'; some tools (dstack) strip every leading
+    // '#' of the output they show: the same lines without it are read too.
+    const bool hashed = tr.front() == '#';
+    {
+      bool known = true;
+      auto body = hashed ? trim(tr.substr(1)) : tr;
       auto toks = tokens(body);
       if (toks.size() >= 3 && toks[0].text == "size" && toks[1].text == "count") {
         header.clear();
-        for (auto& k : toks) header.emplace_back(k.text);
+        for (auto& k : toks) header.emplace_back(k.text == "wrong" ? "#wrong" : std::string(k.text));
         oop_begin = oop_end = 0;
         for (size_t i = 0; i < header.size(); ++i)
           if (header[i] == "time" || header[i] == "cputime") {
@@ -112,12 +122,22 @@ NcclTests parse_nccl_tests(std::string_view text, const std::string& file) {
           tk.column = static_cast<int>(full_line.find(tk.text)) + 1;
           t.avg_busbw = to_double(tk, full_line, n, file);
         }
+      } else if (!hashed) {
+        known = false;  // not a line nccl-tests comments: maybe a row
       }
-      continue;
+      if (known) continue;
     }
+    // nccl-tests' own abort message (testStreamSynchronize, NCCLCHECK, CUDACHECK).
+    if (t.failure.empty())
+      for (std::string_view what : {"Test NCCL failure", "Test CUDA failure", "Test failure"})
+        if (tr.find(what) != std::string_view::npos) {
+          t.failure = std::string(tr.substr(tr.find(what)));
+          t.failure_line = n;
+          break;
+        }
     auto toks = tokens(line);
     for (auto& tk : toks) tk.column += shift;
-    if (header.empty() || !is_number_start(toks[0].text)) continue;  // other tools' chatter
+    if (header.empty() || !is_row_start(toks[0].text)) continue;  // other tools' chatter
     // -T (report_timestamps) adds a "timestamp" column printed as two words.
     const size_t expected = header.size() + (header.back() == "timestamp" ? 1 : 0);
     // Trace replay leaves the out-of-place group blank: the row holds only
@@ -162,6 +182,8 @@ NcclTests parse_nccl_tests(std::string_view text, const std::string& file) {
         (busbw_seen++ == 0 ? r.oop_busbw : r.ip_busbw) = v;
       } else if (h == "#wrong") {
         std::optional<long long> w;
+        ++t.wrong_cells;
+        t.wrong_na += tk.text == "N/A";
         if (!tk.text.empty() && tk.text != "N/A") {
           w = to_count(tk.text);
           if (!w)

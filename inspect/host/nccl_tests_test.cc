@@ -184,6 +184,86 @@ TEST(NcclTests, ALaterCleanRunDoesNotHideAnEarlierFailure) {
   EXPECT_EQ(t.out_of_bounds_line, 4);
 }
 
+// Public outputs (docker containers named by hex ids, an Open MPI banner, a
+// README that indents `kubectl logs`, dstack's page without the '#'s): the
+// rows are read, the chatter between them is not.
+TEST(NcclTests, NcclLogLinesOfDigitHostsAndBannersBetweenRowsAreChatter) {
+  std::string row =
+      "        1024           256     float     sum      -1    20.00    0.05    0.09      0    19.00    0.05 "
+      "   0.10      0\n";
+  std::string text = std::string(kHeader) + row +
+                     "3767c65d25c4:880:880 [1] NCCL INFO comm 0x55d1 rank 1 nranks 2 cudaDev 1 - Destroy "
+                     "COMPLETE\n" +
+                     "--------------------------------------------------------------------------\n" + row +
+                     kFooter;
+  NcclTests t = parse_nccl_tests(text, "f");
+  EXPECT_EQ(t.rows.size(), 2u);
+  EXPECT_EQ(t.out_of_bounds, 0);
+}
+
+TEST(NcclTests, IndentedMpirunTagsAndOutputWithoutHashesAreRead) {
+  std::string indented =
+      "    [1,0]<stdout>:#       size         count      type   redop    root     time   algbw   busbw "
+      "#wrong "
+      "    time   algbw   busbw #wrong\n"
+      "    [1,0]<stdout>:        1024           256     float     sum      -1    20.00    0.05    0.09      "
+      "0 "
+      "   19.00    0.05    0.10      0\n"
+      "    [1,0]<stdout>:# Out of bounds values : 0 OK\n";
+  NcclTests a = parse_nccl_tests(indented, "f");
+  ASSERT_EQ(a.rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(a.rows[0].ip_busbw, 0.10);
+  EXPECT_EQ(a.out_of_bounds, 0);
+  std::string bare =
+      "       size         count      type   redop    root     time   algbw   busbw  wrong     time   algbw  "
+      " "
+      "busbw  wrong\n"
+      "        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+      "(GB/s)\n"
+      "        1024           256     float     sum      -1    20.00    0.05    0.09      3    19.00    0.05 "
+      "   0.10      0\n"
+      " Out of bounds values : 0 OK\n"
+      " Avg bus bandwidth    : 0.095\n";
+  NcclTests b = parse_nccl_tests(bare, "f");
+  ASSERT_EQ(b.rows.size(), 1u);
+  EXPECT_EQ(b.rows[0].oop_wrong, 3);
+  EXPECT_EQ(b.out_of_bounds, 0);
+  EXPECT_DOUBLE_EQ(*b.avg_busbw, 0.095);
+}
+
+// -c 0: every #wrong is N/A; the run checked nothing: a warning says so.
+TEST(NcclTests, ARunThatCheckedNothingIsAWarning) {
+  NcclTests t = parse_row(
+      "        1024           256     float     sum      -1    20.00    0.05    0.09    N/A    19.00    0.05 "
+      "   0.10    N/A");
+  auto out = check_nccl_tests(t, "", "f", std::nullopt, 0.9);
+  ASSERT_EQ(out.findings.size(), 1u);
+  EXPECT_EQ(out.findings[0].severity, Severity::Warning);
+  EXPECT_EQ(
+      out.findings[0].message,
+      "every #wrong is N/A: the run did not check its results (-c 0), so `Out of bounds values : 0` proves "
+      "nothing; run with -c 1");
+  NcclTests checked = parse_row(
+      "        1024           256     float     sum      -1    20.00    0.05    0.09      0    19.00    0.05 "
+      "   0.10      0");
+  EXPECT_THAT(check_nccl_tests(checked, "", "f", std::nullopt, 0.9).findings, IsEmpty());
+}
+
+// A run that aborts says why; the finding quotes it.
+TEST(NcclTests, AnAbortedRunIsQuoted) {
+  std::string text =
+      std::string(kHeader) +
+      "GENOA-06: Test NCCL failure common.cu:392 'unhandled cuda error (run with NCCL_DEBUG=INFO "
+      "for details) / '\n";
+  auto out = check_nccl_tests(parse_nccl_tests(text, "f"), text, "f", std::nullopt, 0.9);
+  ASSERT_EQ(out.findings.size(), 1u);
+  EXPECT_EQ(out.findings[0].line, 3);
+  EXPECT_EQ(
+      out.findings[0].message,
+      "the run aborted: Test NCCL failure common.cu:392 'unhandled cuda error (run with NCCL_DEBUG=INFO for "
+      "details) / '");
+}
+
 TEST(NcclTests, RefusesANegativeSize) {
   EXPECT_THROW(
       parse_row("          -8             2     float     sum      -1    10.00    0.00    0.00      0"

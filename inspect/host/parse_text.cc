@@ -31,8 +31,8 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-void fail_at(const std::string& file, int line, int column, std::string_view line_text, const std::string& message,
-             const std::string& hint) {
+void fail_at(const std::string& file, int line, int column, std::string_view line_text,
+             const std::string& message, const std::string& hint) {
   Diagnostic d;
   d.file = file;
   d.line = line;
@@ -64,12 +64,14 @@ std::string_view strip_label(std::string_view line) {
       line.remove_prefix(std::min(line.size(), d + 2));
       continue;
     }
-    // mpirun --tag-output: "[job,rank]<stdout>:" (Open MPI 5 adds a space).
-    if (line.starts_with('[')) {
-      size_t close = line.find(']');
+    // mpirun --tag-output: "[job,rank]<stdout>:" (Open MPI 5 adds a space),
+    // indented where a README or `kubectl logs` paste indents it.
+    if (size_t b = line.find_first_not_of(" \t"); b != std::string_view::npos && line[b] == '[') {
+      std::string_view tagged = line.substr(b);
+      size_t close = tagged.find(']');
       if (close != std::string_view::npos && close > 1 &&
-          line.substr(1, close - 1).find_first_not_of("0123456789,") == std::string_view::npos) {
-        std::string_view rest = line.substr(close + 1);
+          tagged.substr(1, close - 1).find_first_not_of("0123456789,") == std::string_view::npos) {
+        std::string_view rest = tagged.substr(close + 1);
         if (rest.starts_with("<stdout>:") || rest.starts_with("<stderr>:")) {
           rest.remove_prefix(9);
           if (rest.starts_with(' ')) rest.remove_prefix(1);

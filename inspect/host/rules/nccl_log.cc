@@ -2,6 +2,7 @@
 // nccl-log: seed 002 "If the following appears in the NCCL log" (`Using
 // network Libfabric` + `provider is efa`; `Using network Socket` = TCP
 // fallback) and seed 000 (found N nics; NCCL_NET=IB fails on ConnectX-7).
+#include <algorithm>
 #include <set>
 
 #include "inspect/host/parsers.h"
@@ -48,7 +49,10 @@ void check(const RuleInfo& rule, const TextInput& in, CheckOutput& out) {
     else
       at(p.network_line,
          who + " uses `Using network " + *p.network + "`, not Libfabric" +
-             (*p.network == "IB" ? " (NCCL_NET=IB forces the link-DOWN ConnectX-7 devices)" : ""));
+             (*p.network == "IB"
+                  ? " (where EFA is the fabric, forcing IB with NCCL_NET=IB puts the link-DOWN "
+                    "ConnectX-7 devices in use and initialisation fails)"
+                  : ""));
     if (p.provider) {
       if (*p.provider != "efa")
         at(p.provider_line, who + " selected provider " + *p.provider + ", not efa");
@@ -83,6 +87,14 @@ void check(const RuleInfo& rule, const TextInput& in, CheckOutput& out) {
                                                       ", line " + std::to_string(p.provider_line) + ")");
       break;
     }
+  if (expect_nics && efa > 0 &&
+      std::none_of(log.processes.begin(), log.processes.end(), [](const NcclProcess& p) { return p.nics; }))
+    out.notes.push_back(
+        "--expect-nics not checked: no process printed `(found N nics)` (aws-ofi-nccl before "
+        "1.6.0 prints none)");
+  if (log.unprefixed_lines > 0)
+    out.notes.push_back(std::to_string(log.unprefixed_lines) +
+                        " NCCL line(s) without their \"host:pid:tid [dev]\" prefix, counted as one process");
   if (undecided > 0)
     out.notes.push_back(std::to_string(undecided) +
                         " process(es) logged no `Using network` line (not a rank that "

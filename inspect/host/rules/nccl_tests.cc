@@ -37,8 +37,9 @@ void check(const RuleInfo& rule, const TextInput& in, CheckOutput& out) {
     }
     out.findings.push_back(std::move(d));
   };
+  if (!t.failure.empty()) at(t.failure_line, "the run aborted: " + t.failure);
   if (t.rows.empty()) {
-    at(0, "no nccl-tests result rows (no `# size count …` header followed by rows)");
+    if (t.failure.empty()) at(0, "no nccl-tests result rows (no `# size count …` header followed by rows)");
     return;
   }
   for (const auto& r : t.rows) {
@@ -47,6 +48,11 @@ void check(const RuleInfo& rule, const TextInput& in, CheckOutput& out) {
       at(r.line, std::to_string(w) + " wrong value(s) at size " + std::to_string(r.size) + " B (#wrong)");
   }
   if (t.truncated_row) at(t.truncated_line, "the last row is cut off: the run did not finish");
+  if (t.wrong_cells > 0 && t.wrong_na == t.wrong_cells)
+    at(t.rows.front().line,
+       "every #wrong is N/A: the run did not check its results (-c 0), so `Out of bounds values : 0` proves "
+       "nothing; run with -c 1",
+       Severity::Warning);
   if (!t.out_of_bounds)
     at(0, "no `# Out of bounds values` line: the output is truncated or the run did not finish");
   else if (*t.out_of_bounds != 0)
@@ -96,8 +102,9 @@ void check(const RuleInfo& rule, const TextInput& in, CheckOutput& out) {
 
 const TextRule kNcclTests{
     {"nccl-tests", Severity::Error,
-     "`Out of bounds values` ≠ 0 or missing, a `#wrong` ≠ 0, a cut-off last row; with `--baseline-busbw G`, "
-     "busbw at the largest size < R × G (`--min-ratio R`, default 0.9)",
+     "`Out of bounds values` ≠ 0 or missing, a `#wrong` ≠ 0, a cut-off last row, an aborted run (`Test NCCL "
+     "failure …`); with `--baseline-busbw G`, busbw at the largest size < R × G (`--min-ratio R`, default 0.9); "
+     "warning: every `#wrong` is `N/A` (`-c 0`: nothing was checked)",
      "a correctness failure is a GPU/driver/NVLink problem: run the single-node test first, "
      "check nvidia-smi and Fabric Manager; low busbw: check EFA (NCCL log) and topology",
      "seed 000 Single-node NCCL check (NVLink only)", "host", "docs/host.md#rules"},
