@@ -31,7 +31,15 @@ std::vector<Input> expand_inputs(const std::vector<std::string>& args) {
   for (const auto& a : args) {
     std::error_code ec;
     if (a != "-" && std::filesystem::is_directory(a, ec)) {
-      for (auto& p : dockerfiles_under(a)) out.push_back({std::move(p), true});
+      auto found = dockerfiles_under(a);
+      // A directory with nothing to lint is a wrong path, not a clean result.
+      if (found.empty())
+        throw Error(
+            a, "no Dockerfile under this directory",
+            "lint walks for Dockerfile, Dockerfile.*, Dockerfile-*, Dockerfile_*, *.Dockerfile, "
+            "*.dockerfile, Containerfile and Containerfile.* (hidden directories skipped); name files "
+            "directly to lint others");
+      for (auto& p : found) out.push_back({std::move(p), true});
     } else {
       out.push_back({a, false});
     }

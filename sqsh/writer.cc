@@ -20,6 +20,8 @@
 namespace trainimg::sqsh {
 
 namespace {
+constexpr size_t kMaxNameBytes = 256;      // squashfs directory entries
+constexpr size_t kMaxSymlinkBytes = 4095;  // PATH_MAX - 1
 
 // Linux new_encode_dev: what the kernel's squashfs decodes.
 uint32_t encode_dev(uint32_t major, uint32_t minor) {
@@ -208,6 +210,15 @@ WNode* Writer::Impl::find(const std::string& path) {
 }
 
 void Writer::Impl::link(const std::string& path, WNode* w) {
+  // A longer name is written but unreadable: unsquashfs stops ("filename too
+  // long") and the kernel loses the rest of the directory.
+  for (size_t b = 1; b < path.size();) {
+    size_t e = std::min(path.find('/', b), path.size());
+    if (e - b > kMaxNameBytes)
+      fail(path + ": a name of " + std::to_string(e - b) + " bytes: squashfs names hold at most " +
+           std::to_string(kMaxNameBytes) + " (Linux file names 255)");
+    b = e + 1;
+  }
   std::string leaf;
   WNode* parent = parent_of(path, leaf, true);
   auto [it, added] = parent->children().try_emplace(std::move(leaf), w);
@@ -237,6 +248,10 @@ void Writer::Impl::add(const Node& n) {
   set_meta(w, n);
   if (n.type == NodeType::Symlink) {
     if (n.link_target.empty()) fail(path + ": symlink with an empty target");
+    // The kernel refuses to read a longer one (PATH_MAX with its NUL).
+    if (n.link_target.size() > kMaxSymlinkBytes)
+      fail(path + ": a symlink target of " + std::to_string(n.link_target.size()) +
+           " bytes: the kernel reads at most " + std::to_string(kMaxSymlinkBytes));
     w->target = std::make_unique<std::string>(n.link_target);
   }
   if (n.type == NodeType::CharDev || n.type == NodeType::BlockDev)

@@ -401,6 +401,39 @@ TEST(Writer, RejectsBadInputWithClearErrors) {
     n.type = NodeType::Dir;
     EXPECT_THROW(w.add(n), Error);
   }
+  // What squashfs and the kernel cannot read back is refused, not written
+  // (an image whose root listing stops at a 300-byte name): names over 256
+  // bytes, symlink targets over 4095. At the limits they are written.
+  for (size_t len : {256u, 257u}) {
+    Writer w(fd.get(), img, WriterOptions{});
+    Node d;
+    d.path = "/d/" + std::string(len, 'n');
+    d.type = NodeType::Dir;
+    if (len == 256) {
+      EXPECT_NO_THROW(w.add(d));
+      continue;
+    }
+    try {
+      w.add(d);
+      FAIL() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()),
+                img + ": " + d.path +
+                    ": a name of 257 bytes: squashfs names hold at most 256 (Linux file "
+                    "names 255)");
+    }
+  }
+  for (size_t len : {4095u, 4096u}) {
+    Writer w(fd.get(), img, WriterOptions{});
+    Node l;
+    l.path = "/l";
+    l.type = NodeType::Symlink;
+    l.link_target = std::string(len, 't');
+    if (len == 4095)
+      EXPECT_NO_THROW(w.add(l));
+    else
+      EXPECT_THROW(w.add(l), Error);
+  }
   WriterOptions lz4;
   lz4.compressor = Compressor::Lz4;
   EXPECT_THROW(Writer(fd.get(), img, lz4), Error);

@@ -211,6 +211,18 @@ TEST(LintCli, DirectoryIsWalkedAndARefusedFileDoesNotHideTheOthers) {
   fs::remove_all(dir);
 }
 
+// A directory with no Dockerfile in it is a wrong path: exit 2, not a clean run.
+TEST(LintCli, ADirectoryWithNoDockerfileIsAnError) {
+  fs::path dir = fs::temp_directory_path() / ("trainimg_lint_empty_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "sub");
+  std::ofstream(dir / "sub" / "notes.txt") << "FROM x\n";
+  Result r = lint(dir.string());
+  EXPECT_EQ(r.rc, 2) << r.out << r.err;
+  EXPECT_EQ(r.err.substr(0, r.err.find('\n')), dir.string() + ": error: no Dockerfile under this directory");
+  EXPECT_EQ(r.out, "");
+  fs::remove_all(dir);
+}
+
 // One root cause, one SARIF result: the other lines are its relatedLocations.
 TEST(LintCli, SarifCarriesRelatedLocations) {
   fs::path tmp =

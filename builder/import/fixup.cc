@@ -23,7 +23,10 @@ size_t path_depth(const std::string& path) {
 }
 
 uint32_t enroot_fix_mode(EntryType type, uint32_t mode, size_t depth) {
-  if (type == EntryType::Symlink || type == EntryType::Hardlink) return mode;
+  // A symlink extracted on Linux is 0777 whatever its tar header says (no
+  // lchmod): what enroot's mksquashfs reads.
+  if (type == EntryType::Symlink) return (mode & ~07777u) | 0777u;
+  if (type == EntryType::Hardlink) return mode;
   constexpr uint32_t kUr = 0400, kUw = 0200, kUx = 0100, kAnyX = 0111;
   mode |= kUr;
   if (type == EntryType::Dir || (mode & kAnyX) != 0) mode |= kUx;

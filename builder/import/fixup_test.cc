@@ -36,6 +36,7 @@ TEST(EnrootFixup, ModeFixupIsChmodUPlusCapitalXAndUPlusWOnDirectories) {
   EXPECT_EQ(enroot_fix_mode(EntryType::Dir, 01555, 15), 01755u);  // depth 15: u+w
   EXPECT_EQ(enroot_fix_mode(EntryType::Dir, 0555, 16), 0555u);    // beyond find -maxdepth 15
   EXPECT_EQ(enroot_fix_mode(EntryType::Symlink, 0777, 1), 0777u);
+  EXPECT_EQ(enroot_fix_mode(EntryType::Symlink, 0644, 1), 0777u);  // extracted on Linux: always 0777
   EXPECT_EQ(enroot_fix_mode(EntryType::Fifo, 0020, 1), 0420u);
 }
 

@@ -36,7 +36,9 @@ bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c
 // escaped character, a quoted string and a nested `${…}` are passed over
 // whole, so `${V:-"}"}` closes at its last brace; a bare `{` is a plain
 // character (the first unquoted `}` closes `${V:-{a}}`, as in BuildKit).
-size_t closing_brace(std::string_view s, size_t open, char escape) {
+// `in_dq`: the reference sits in a double-quoted shell string, where a `'`
+// of the word is a plain character (dash, bash --posix, busybox sh).
+size_t closing_brace(std::string_view s, size_t open, char escape, bool in_dq = false) {
   std::vector<char> open_ctx{'{'};  // '{': in a ${…}; '"': in a double-quoted string (no recursion)
   for (size_t i = open + 1; i < s.size();) {
     char c = s[i];
@@ -56,7 +58,7 @@ size_t closing_brace(std::string_view s, size_t open, char escape) {
     } else if (c == '"') {
       open_ctx.push_back('"');
       ++i;
-    } else if (c == '\'') {
+    } else if (c == '\'' && !in_dq) {
       size_t e = s.find('\'', i + 1);
       if (e == std::string_view::npos) return e;
       i = e + 1;
@@ -242,7 +244,7 @@ size_t pattern_end(std::string_view s, char escape) {
 }  // namespace
 
 size_t expand_reference(std::string_view s, size_t i, const Vars& vars, char escape, std::string& out,
-                        bool& unresolved, bool sh) {
+                        bool& unresolved, bool sh, bool in_dq) {
   // s[i] == '$'
   if (i + 1 >= s.size()) {
     out += '$';
@@ -265,7 +267,7 @@ size_t expand_reference(std::string_view s, size_t i, const Vars& vars, char esc
     out += '$';
     return i + 1;
   }
-  size_t close = closing_brace(s, i + 1, escape);
+  size_t close = closing_brace(s, i + 1, escape, sh && in_dq);
   if (close == std::string_view::npos) {
     out.append(s.substr(i));
     unresolved = true;

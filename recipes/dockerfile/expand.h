@@ -14,9 +14,10 @@ namespace trainimg::recipes {
 /// Expands the reference starting at s[i] == '$' into `out`; returns the
 /// index after it. Unknown references are copied as written and set
 /// `unresolved`. `sh`: the reference is read by /bin/sh in a RUN script, not
-/// by BuildKit (`${VAR/x/y}` stays unresolved: dash has no such form).
+/// by BuildKit (`${VAR/x/y}` stays unresolved: dash has no such form);
+/// `in_dq`: in a double-quoted sh string (a `'` in `${V:-it's}` is literal).
 size_t expand_reference(std::string_view s, size_t i, const Vars& vars, char escape, std::string& out,
-                        bool& unresolved, bool sh = false);
+                        bool& unresolved, bool sh = false, bool in_dq = false);
 
 }  // namespace trainimg::recipes
 

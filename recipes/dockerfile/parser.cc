@@ -40,21 +40,29 @@ std::string lower(std::string s) {
 }
 
 // Whether an image is a Windows one, whose default shell is `cmd /S /C`
-// (Microsoft's servercore/nanoserver bases and the tags built on them).
+// (Microsoft's servercore/nanoserver bases, the full `windows` image, .NET
+// Framework's, which exist only for Windows, and the tags built on them).
 bool windows_image(const std::string& image) {
   std::string i = lower(image);
-  for (const char* w : {"mcr.microsoft.com/windows/", "windowsservercore", "nanoserver"})
+  for (const char* w : {"mcr.microsoft.com/windows/", "mcr.microsoft.com/windows:",
+                        "mcr.microsoft.com/dotnet/framework/", "windowsservercore", "nanoserver"})
     if (i.find(w) != std::string::npos) return true;
   return false;
 }
 
-// Whether a SHELL program reads POSIX shell: not cmd.exe, not PowerShell.
-bool is_posix_shell(const std::string& program) {
-  std::string p = lower(program);
-  size_t sep = p.find_last_of("/\\");
-  if (sep != std::string::npos) p = p.substr(sep + 1);
-  if (p.size() > 4 && p.compare(p.size() - 4, 4, ".exe") == 0) p.resize(p.size() - 4);
-  return p != "cmd" && p != "powershell" && p != "pwsh";
+// Whether a SHELL's argv runs a POSIX shell: one of its words is sh, bash,
+// dash, ash, ksh, mksh, zsh or busybox (also behind `env`, `conda run …`), not
+// cmd.exe, PowerShell, python3 -c or another interpreter.
+bool is_posix_shell(const std::vector<Word>& argv) {
+  for (const Word& w : argv) {
+    std::string p = lower(w.text);
+    size_t sep = p.find_last_of("/\\");
+    if (sep != std::string::npos) p = p.substr(sep + 1);
+    if (p.size() > 4 && p.compare(p.size() - 4, 4, ".exe") == 0) p.resize(p.size() - 4);
+    for (const char* sh : {"sh", "bash", "dash", "ash", "ksh", "mksh", "zsh", "busybox"})
+      if (p == sh) return true;
+  }
+  return false;
 }
 
 class Builder {
@@ -93,7 +101,7 @@ class Builder {
         continue;
       }
       Instruction in = common(ri, merged());
-      if (ri.keyword == "SHELL" && !in.args.empty()) posix_shell_ = is_posix_shell(in.args[0].text);
+      if (ri.keyword == "SHELL" && !in.args.empty()) posix_shell_ = is_posix_shell(in.args);
       if (ri.keyword == "ARG")
         apply_arg(in, args_, false);
       else if (ri.keyword == "ENV")
@@ -152,7 +160,8 @@ class Builder {
     env_.clear();
     args_.clear();
     merged_.reset();
-    posix_shell_ = !windows_image(st.base);
+    const Flag* platform = in.flag("platform");
+    posix_shell_ = !windows_image(st.base) && !(platform && lower(platform->value).starts_with("windows"));
     for (const auto& prev : df.stages)
       if (!prev.name.empty() && prev.name == lower(st.base)) {
         st.base_stage = prev.index;

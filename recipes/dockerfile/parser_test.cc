@@ -413,6 +413,49 @@ TEST(Parser, RunOnAWindowsImageIsNotSplit) {
   EXPECT_THAT(programs(df.stages[1].instructions[3]), ElementsAre("a", "&&b"));
 }
 
+// Found by probing what Docker builds: these were refused as unterminated quotes.
+// The .NET Framework and full `windows` images and `--platform=windows/…` run
+// RUN with cmd; SHELL python3 -c is not sh; `conda run … bash -c` is.
+TEST(Parser, WindowsBasesAndNonShellShellsAreNotSplit) {
+  Dockerfile df = parse(
+      "FROM mcr.microsoft.com/dotnet/framework/sdk:4.8\nRUN setx /M PATH \"%PATH%;C:\\tools\\\"\n"
+      "FROM mcr.microsoft.com/windows:ltsc2019\nRUN echo it's done\n"
+      "FROM --platform=windows/amd64 mcr.microsoft.com/dotnet/sdk:8.0\nRUN echo it's done\n"
+      "FROM python:3.12-slim\nSHELL [\"python3\", \"-c\"]\nRUN print('it\\'s')\n"
+      "SHELL [\"conda\", \"run\", \"-n\", \"env\", \"/bin/bash\", \"-c\"]\nRUN a && b\n");
+  EXPECT_TRUE(df.stages[0].instructions[1].script.commands.empty());
+  EXPECT_TRUE(df.stages[1].instructions[1].script.commands.empty());
+  EXPECT_TRUE(df.stages[2].instructions[1].script.commands.empty());
+  EXPECT_TRUE(df.stages[3].instructions[2].script.commands.empty());
+  EXPECT_THAT(programs(df.stages[3].instructions[4]), ElementsAre("a", "&&b"));
+}
+
+// BuildKit runs `RUN <<EOF` with the interpreter its `#!` names.
+TEST(Parser, AHeredocScriptWithAnotherInterpretersShebangIsNotSplit) {
+  Dockerfile df = parse(
+      "FROM x\nRUN <<EOF\n#!/usr/bin/env python3\nprint('it\\'s')\nEOF\n"
+      "RUN <<EOF\n#!/usr/bin/env -S bash -e\napt-get update\nEOF\n"
+      "RUN <<EOF\n#!/bin/sh\napt-get update\nEOF\n");
+  EXPECT_TRUE(df.stages[0].instructions[1].script.commands.empty());
+  EXPECT_THAT(programs(df.stages[0].instructions[2]), ElementsAre("apt-get"));
+  EXPECT_THAT(programs(df.stages[0].instructions[3]), ElementsAre("apt-get"));
+}
+
+// `$'…'` (bash, ksh, zsh, busybox sh, POSIX.1-2024 sh): `\'` does not end it;
+// a `'` in a double-quoted `${V:-…}` is a plain character.
+TEST(Parser, DollarSingleQuotesAndAQuoteInADoubleQuotedDefault) {
+  std::string text =
+      "FROM x\nRUN echo $'it\\'s' && bash -c \"echo \\$'a\\\\'b'\" && x=$(echo $'c\\'d')\n"
+      "RUN echo \"${NAME:-it's}\" && ./efa_installer.sh -y\n";
+  Dockerfile df = parse(text);
+  const auto& run = df.stages[0].instructions[1];
+  EXPECT_THAT(programs(run), ElementsAre("echo", "&&bash", "echo", "&&"));
+  EXPECT_EQ(run.script.commands[0].argv[1].text, "it's");
+  EXPECT_THAT(programs(df.stages[0].instructions[2]), ElementsAre("echo", "&&efa_installer.sh"));
+  EXPECT_EQ(df.stages[0].instructions[2].script.commands[0].argv[1].text, "${NAME:-it's}");  // NAME unknown
+  EXPECT_EQ(error_of("FROM x\nRUN echo $'it\\'s\n"), "Dockerfile:2:11: unterminated $'…' quote");
+}
+
 TEST(ParserErrors, EmptyFile) {
   EXPECT_EQ(error_of(""), "Dockerfile:1:1: empty Dockerfile: no instructions");
   EXPECT_EQ(error_of("# only a comment\n\n"), "Dockerfile:1:1: empty Dockerfile: no instructions");

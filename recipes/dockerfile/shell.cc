@@ -204,6 +204,9 @@ class Lexer {
       char c = s_[k];
       if (c == '\\') {
         ++k;
+      } else if (c == '$' && k + 1 < s_.size() && s_[k + 1] == '\'') {
+        k = ansi_c_end(k + 1);
+        if (k == std::string::npos) break;
       } else if (c == '\'') {
         k = s_.find('\'', k + 1);
         if (k == std::string::npos) break;
@@ -219,6 +222,19 @@ class Lexer {
       }
     }
     fail(open - 1, "unterminated command substitution");
+  }
+
+  // Index of the `'` closing the `$'` quote whose `'` is at `open` (bash,
+  // ksh, zsh, busybox sh, POSIX.1-2024 sh): a backslash escapes the next
+  // character there, `\'` included. npos when there is none.
+  size_t ansi_c_end(size_t open) const {
+    for (size_t k = open + 1; k < s_.size(); ++k) {
+      if (s_[k] == '\\')
+        ++k;
+      else if (s_[k] == '\'')
+        return k;
+    }
+    return std::string::npos;
   }
 
   // Index of the `"` closing the one at `open` (npos when there is none).
@@ -261,7 +277,7 @@ class Lexer {
     if (n == '{' || std::isalpha(static_cast<unsigned char>(n)) || n == '_') {
       std::string val;
       bool u = false;
-      i_ = expand_reference(s_, i_, vars_, '\\', val, u, /*sh=*/true);
+      i_ = expand_reference(s_, i_, vars_, '\\', val, u, /*sh=*/true, in_dq);
       if (u) unresolved = true;
       for (char c : val) {
         mt.append(std::string_view(&c, 1), t_.origin[b]);
@@ -329,6 +345,17 @@ class Lexer {
           }
         }
         ++i_;
+      } else if (c == '$' && i_ + 1 < s_.size() && s_[i_ + 1] == '\'') {
+        // $'…': its text as written, `\'` and `\\` read as the character
+        // (the other escapes are kept: nothing in the rules reads them).
+        quoted = true;
+        size_t e = ansi_c_end(i_ + 1);
+        if (e == std::string::npos) fail(i_ + 1, "unterminated $'…' quote");
+        for (size_t k = i_ + 2; k < e; ++k) {
+          if (s_[k] == '\\' && (s_[k + 1] == '\'' || s_[k + 1] == '\\')) ++k;
+          lit(k);
+        }
+        i_ = e + 1;
       } else if (c == '$') {
         dollar(mt, split, false, unresolved);
       } else if (c == '`') {
@@ -383,6 +410,28 @@ bool is_shell(const std::string& p) {
   return p == "sh" || p == "bash" || p == "dash" || p == "zsh" || p == "ash" || p == "ksh";
 }
 
+// A script without `#!`, or whose `#!` names a shell (directly or through
+// `env [-S]`).
+bool shebang_is_shell(std::string_view script) {
+  if (!script.starts_with("#!")) return true;
+  std::string_view line = script.substr(
+      2, script.find('\n') == std::string_view::npos ? std::string_view::npos : script.find('\n') - 2);
+  std::vector<std::string> words;
+  for (size_t k = 0; k < line.size();) {
+    size_t b = line.find_first_not_of(" \t\r", k);
+    if (b == std::string_view::npos) break;
+    size_t e = line.find_first_of(" \t\r", b);
+    if (e == std::string_view::npos) e = line.size();
+    words.emplace_back(line.substr(b, e - b));
+    k = e;
+  }
+  auto base = [](const std::string& w) { return w.substr(w.find_last_of('/') + 1); };
+  size_t i = 0;
+  if (i < words.size() && base(words[i]) == "env")
+    for (++i; i < words.size() && words[i].starts_with("-");) ++i;
+  return i >= words.size() || is_shell(base(words[i]));
+}
+
 bool is_assignment(const Word& w) {
   size_t eq = w.raw.find('=');
   if (eq == std::string::npos || eq == 0) return false;
@@ -428,8 +477,11 @@ class Parser {
       if (t.kind == Tok::kWord && !t.word.quoted && skip_keyword(toks, k)) continue;
       Pieces pc = collect(toks, k);
       if (pc.cmd.argv.empty() && pc.cmd.assignments.empty()) {
-        // `RUN <<EOF` alone: the here-document is the script.
-        for (int h : pc.heredocs) parse(lx.heredocs[h], level, parent);
+        // `RUN <<EOF` alone: the here-document is the script, which BuildKit
+        // runs with the interpreter of its `#!` line when it has one: read
+        // as shell unless that names another (python3, perl, node, …).
+        for (int h : pc.heredocs)
+          if (shebang_is_shell(lx.heredocs[h].text)) parse(lx.heredocs[h], level, parent);
         if (!pc.heredocs.empty()) first = false;
         continue;
       }
