@@ -421,6 +421,17 @@ std::map<std::string, std::string> add_generated(Job& job, LayerMerger& m, int64
   for (const auto& [path, text] : files) {
     // A shell redirection keeps an existing file's mode.
     auto it = v.find(path);
+    // enroot's `>` fails on a directory ("Is a directory") and blocks on a
+    // FIFO: it cannot import such an image, and replacing it would drop
+    // what the image holds there.
+    if (it != v.end()) {
+      EntryType t = it->second.entry.type;
+      if (t != EntryType::File && t != EntryType::Symlink && t != EntryType::Hardlink)
+        throw Error(job.desc.reference,
+                    path + " is " + (t == EntryType::Dir ? "a directory" : "not a regular file") +
+                        " in the image: enroot writes its " + path + " there (enroot import fails on it)",
+                    "remove or rename " + path + " in the image");
+    }
     uint32_t mode = it != v.end() && it->second.entry.type == EntryType::File ? it->second.entry.mode : 0644;
     m.put(make_file(path, mode, text.size(), mtime));
   }

@@ -597,6 +597,32 @@ TEST(ImportOnePass, AWrittenFilesDirectoryReplacedLaterFallsBackToTwoPasses) {
   EXPECT_EQ(sh("unsquashfs -cat " + tmp / "img.sqsh" + " y/g").out, "kept");
 }
 
+// enroot cannot write its /etc/rc into a directory (its import fails) nor
+// into a FIFO (it blocks): refused, naming the path, nothing published;
+// replacing it would drop what the image holds there.
+TEST(ImportEnrootFiles, ADirectoryWhereEnrootWritesItsFileIsRefused) {
+  TempDir tmp;
+  ImageSpec img;
+  img.tag = "etcdir:1";
+  img.layer().dir("/etc").dir("/etc/rc").file("/etc/rc/sub", "kept by nobody");
+  inspect::testing::write_docker_archive(img, tmp / "img.tar");
+  ImportOptions o;
+  o.source = "docker-archive:" + tmp / "img.tar";
+  o.output = tmp / "img.sqsh";
+  o.inspect = false;
+  try {
+    import_image(o);
+    FAIL() << "imported";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              o.source +
+                  ": /etc/rc is a directory in the image: enroot writes its /etc/rc there (enroot import "
+                  "fails on it)");
+  }
+  EXPECT_FALSE(fs::exists(o.output));
+  EXPECT_FALSE(fs::exists(o.output + ".json"));
+}
+
 TEST(ImportPublish, FullFileSystemLeavesNothingAndSaysSo) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs";
   TempDir tmp;
