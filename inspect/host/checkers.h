@@ -63,6 +63,10 @@ struct NcclProcess {
   int first_line = 0;
   std::optional<std::string> network;  ///< "Libfabric", "Socket", "IB", …
   int network_line = 0;
+  /// The network of its first "Channel … via NET/<name>/…" line: what a log
+  /// cut before "Using network" still shows.
+  std::optional<std::string> channel_network;
+  int channel_line = 0;
   std::optional<std::string> provider;  ///< NET/OFI "Selected provider is efa"
   std::optional<std::string> fabric;
   std::optional<int> nics;  ///< "(found N nics)"

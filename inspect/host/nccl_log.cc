@@ -25,6 +25,7 @@ NcclLog parse_nccl_log(std::string_view text) {
       R"(NET/OFI Selected [Pp]rovider is ([^,\s(]+)(?:, fabric is ([^\s(]+))?(?:.*\(found (\d+) nics\))?)");
   // A line quoted without its "host:pid:tid [dev]" prefix (cut by a log
   // collector, or pasted): one process of unknown host.
+  static const std::regex kChannel(R"(via NET/([^/\s][^/]*)/)");
   static const std::regex kBare(R"((?:^|\s)NCCL (INFO|WARN) (.*)$)");
   NcclLog log;
   std::map<std::string, size_t> index;
@@ -64,6 +65,9 @@ NcclLog parse_nccl_log(std::string_view text) {
         p.network = mm[1].str();
         p.network_line = n;
       }
+    } else if (!p.channel_network && msg.starts_with("Channel ") && std::regex_search(msg, mm, kChannel)) {
+      p.channel_network = mm[1].str();
+      p.channel_line = n;
     } else if (std::regex_search(msg, mm, kProvider)) {
       p.provider = mm[1].str();
       if (mm[2].matched) p.fabric = mm[2].str();

@@ -108,6 +108,30 @@ TEST(NcclLog, TheProviderLineWithoutANicCountSelectsEfa) {
   EXPECT_EQ(parse_nccl_log(tcp).processes.at(0).provider, "tcp");
 }
 
+// A log cut before "Using network" still shows the network its channels
+// ran over: Libfabric counts (a note says how it was told), Socket is the
+// fallback; a "Using network" line, where there is one, decides.
+TEST(NcclLog, ChannelLinesTellTheNetworkOfALogCutBeforeUsingNetwork) {
+  std::string cut =
+      "ip-1:5:9 [6] NCCL INFO Channel 07/0 : 6[6] -> 14[6] [send] via NET/Libfabric/6/GDRDMA\n"
+      "ip-1:5:9 [6] NCCL INFO NET/OFI Selected provider is efa, fabric is efa (found 4 nics)\n";
+  auto out = check_nccl_log(parse_nccl_log(cut), cut, "l", 4);
+  EXPECT_THAT(out.findings, IsEmpty());
+  ASSERT_EQ(out.notes.size(), 1u);
+  EXPECT_EQ(
+      out.notes[0],
+      "1 process(es) logged no `Using network` line; their `via NET/Libfabric` channel lines count (the "
+      "log is cut?)");
+  std::string socket = "ip-1:5:9 [0] NCCL INFO Channel 00/0 : 0[0] -> 1[0] [send] via NET/Socket/0\n";
+  auto s = check_nccl_log(parse_nccl_log(socket), socket, "l", std::nullopt);
+  ASSERT_FALSE(s.findings.empty());
+  EXPECT_EQ(s.findings[0].message, "ip-1:5 uses `via NET/Socket` channels: NCCL fell back to TCP, not EFA");
+  EXPECT_EQ(s.findings[0].column, 59);  // the caret on "via NET/"
+  std::string both = "ip-1:5:5 [0] NCCL INFO Using network Socket\n" + cut;
+  EXPECT_EQ(check_nccl_log(parse_nccl_log(both), both, "l", 4).findings.at(0).message,
+            "ip-1:5 uses `Using network Socket`: NCCL fell back to TCP, not EFA");
+}
+
 // Lines quoted without their "host:pid:tid [dev]" prefix still say what
 // NCCL did: one process of unknown host, and a note.
 TEST(NcclLog, LinesWithoutTheProcessPrefixAreOneUnknownProcess) {

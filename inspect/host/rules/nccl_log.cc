@@ -21,7 +21,7 @@ void check(const RuleInfo& rule, const TextInput& in, CheckOutput& out) {
     Diagnostic d = line_finding(rule, std::move(msg), file, lines, line);
     if (line > 0 && line <= static_cast<int>(lines.size()))
       // Point the caret at the phrase the seeds tell people to look for.
-      for (std::string_view phrase : {"Using network", "NET/OFI Selected"})
+      for (std::string_view phrase : {"Using network", "NET/OFI Selected", "via NET/"})
         if (size_t at = lines[line - 1].find(phrase); at != std::string_view::npos) {
           d.column = static_cast<int>(at) + 1;
           d.length = static_cast<int>(phrase.size());
@@ -35,24 +35,31 @@ void check(const RuleInfo& rule, const TextInput& in, CheckOutput& out) {
     return;
   }
   std::set<std::string> hosts;
-  int libfabric = 0, efa = 0, undecided = 0;
+  int libfabric = 0, efa = 0, undecided = 0, by_channels = 0;
   nlohmann::ordered_json procs = nlohmann::ordered_json::array();
   for (const auto& p : log.processes) {
     hosts.insert(p.host);
     std::string who = p.host + ":" + p.pid;
-    if (!p.network)
+    // Without its "Using network" line (a cut or grepped log), the
+    // network its channels ran over.
+    const std::optional<std::string>& net = p.network ? p.network : p.channel_network;
+    const int net_line = p.network ? p.network_line : p.channel_line;
+    const std::string said =
+        net ? (p.network ? "`Using network " + *net + "`" : "`via NET/" + *net + "` channels") : "";
+    if (!net) {
       ++undecided;
-    else if (is_libfabric(*p.network))
+    } else if (is_libfabric(*net)) {
       ++libfabric;
-    else if (*p.network == "Socket")
-      at(p.network_line, who + " uses `Using network Socket`: NCCL fell back to TCP, not EFA");
-    else
-      at(p.network_line,
-         who + " uses `Using network " + *p.network + "`, not Libfabric" +
-             (*p.network == "IB"
-                  ? " (where EFA is the fabric, forcing IB with NCCL_NET=IB puts the link-DOWN "
-                    "ConnectX-7 devices in use and initialisation fails)"
-                  : ""));
+      by_channels += !p.network;
+    } else if (*net == "Socket") {
+      at(net_line, who + " uses " + said + ": NCCL fell back to TCP, not EFA");
+    } else {
+      at(net_line,
+         who + " uses " + said + ", not Libfabric" +
+             (*net == "IB" ? " (where EFA is the fabric, forcing IB with NCCL_NET=IB puts the link-DOWN "
+                             "ConnectX-7 devices in use and initialisation fails)"
+                           : ""));
+    }
     if (p.provider) {
       if (*p.provider != "efa")
         at(p.provider_line, who + " selected provider " + *p.provider + ", not efa");
@@ -92,6 +99,11 @@ void check(const RuleInfo& rule, const TextInput& in, CheckOutput& out) {
     out.notes.push_back(
         "--expect-nics not checked: no process printed `(found N nics)` (aws-ofi-nccl before "
         "1.6.0 prints none)");
+  if (by_channels > 0)
+    out.notes.push_back(
+        std::to_string(by_channels) +
+        " process(es) logged no `Using network` line; their `via NET/Libfabric` channel lines "
+        "count (the log is cut?)");
   if (log.unprefixed_lines > 0)
     out.notes.push_back(std::to_string(log.unprefixed_lines) +
                         " NCCL line(s) without their \"host:pid:tid [dev]\" prefix, counted as one process");
