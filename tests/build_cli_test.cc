@@ -379,7 +379,12 @@ TEST_F(BuildCli, FakeEfaInstallerBuildSqshImportsThePublishedImageAndPrintsItsIn
   EXPECT_TRUE(contains(no_plugin.out, "[nccl-net-plugin]\n")) << no_plugin.out;
   EXPECT_TRUE(fs::exists(bad));
 
-  write("Dockerfile", seed_dockerfile() + "ENV NCCL_NET_PLUGIN=ofi\n");
+  // Its own build-cache chain: the --no-cache build of the same seed file in
+  // another test, run meanwhile (ctest -j), must not become the cache that
+  // the --force rebuild below picks (a new image, other bytes).
+  std::string own = seed_dockerfile();
+  own.insert(own.find('\n') + 1, "LABEL trainimg.test.cache-chain=sqsh-" + std::to_string(::getpid()) + "\n");
+  write("Dockerfile", own + "ENV NCCL_NET_PLUGIN=ofi\n");
   fs::path out = scratch_ / "shared" / "img.sqsh";
   fs::create_directories(out.parent_path());
   // No SOURCE_DATE_EPOCH: the import's reference time is the image's

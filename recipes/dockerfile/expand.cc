@@ -31,43 +31,6 @@ namespace {
 bool name_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
-// Index one past the `}` that closes the `${` whose `{` is at `open`; npos
-// when unclosed. As BuildKit's processStopOn('}') reads a word (and sh): an
-// escaped character, a quoted string and a nested `${…}` are passed over
-// whole, so `${V:-"}"}` closes at its last brace; a bare `{` is a plain
-// character (the first unquoted `}` closes `${V:-{a}}`, as in BuildKit).
-// `in_dq`: the reference sits in a double-quoted shell string, where a `'`
-// of the word is a plain character (dash, bash --posix, busybox sh).
-size_t closing_brace(std::string_view s, size_t open, char escape, bool in_dq = false) {
-  std::vector<char> open_ctx{'{'};  // '{': in a ${…}; '"': in a double-quoted string (no recursion)
-  for (size_t i = open + 1; i < s.size();) {
-    char c = s[i];
-    bool brace = s[i] == '$' && i + 1 < s.size() && s[i + 1] == '{';
-    if (c == escape) {
-      i += 2;
-    } else if (brace) {
-      open_ctx.push_back('{');
-      i += 2;
-    } else if (open_ctx.back() == '"') {
-      if (c == '"') open_ctx.pop_back();
-      ++i;
-    } else if (c == '}') {
-      open_ctx.pop_back();
-      ++i;
-      if (open_ctx.empty()) return i;
-    } else if (c == '"') {
-      open_ctx.push_back('"');
-      ++i;
-    } else if (c == '\'' && !in_dq) {
-      size_t e = s.find('\'', i + 1);
-      if (e == std::string_view::npos) return e;
-      i = e + 1;
-    } else {
-      ++i;
-    }
-  }
-  return std::string_view::npos;
-}
 
 }  // namespace
 
@@ -242,6 +205,44 @@ size_t pattern_end(std::string_view s, char escape) {
 }
 
 }  // namespace
+
+// Index one past the `}` that closes the `${` whose `{` is at `open`; npos
+// when unclosed. As BuildKit's processStopOn('}') reads a word (and sh): an
+// escaped character, a quoted string and a nested `${…}` are passed over
+// whole, so `${V:-"}"}` closes at its last brace; a bare `{` is a plain
+// character (the first unquoted `}` closes `${V:-{a}}`, as in BuildKit).
+// `in_dq`: the reference sits in a double-quoted shell string, where a `'`
+// of the word is a plain character (dash, bash --posix, busybox sh).
+size_t closing_brace(std::string_view s, size_t open, char escape, bool in_dq) {
+  std::vector<char> open_ctx{'{'};  // '{': in a ${…}; '"': in a double-quoted string (no recursion)
+  for (size_t i = open + 1; i < s.size();) {
+    char c = s[i];
+    bool brace = s[i] == '$' && i + 1 < s.size() && s[i + 1] == '{';
+    if (c == escape) {
+      i += 2;
+    } else if (brace) {
+      open_ctx.push_back('{');
+      i += 2;
+    } else if (open_ctx.back() == '"') {
+      if (c == '"') open_ctx.pop_back();
+      ++i;
+    } else if (c == '}') {
+      open_ctx.pop_back();
+      ++i;
+      if (open_ctx.empty()) return i;
+    } else if (c == '"') {
+      open_ctx.push_back('"');
+      ++i;
+    } else if (c == '\'' && !in_dq) {
+      size_t e = s.find('\'', i + 1);
+      if (e == std::string_view::npos) return e;
+      i = e + 1;
+    } else {
+      ++i;
+    }
+  }
+  return std::string_view::npos;
+}
 
 size_t expand_reference(std::string_view s, size_t i, const Vars& vars, char escape, std::string& out,
                         bool& unresolved, bool sh, bool in_dq) {

@@ -205,7 +205,7 @@ class Lexer {
       if (c == '\\') {
         ++k;
       } else if (c == '$' && k + 1 < s_.size() && s_[k + 1] == '\'') {
-        k = ansi_c_end(k + 1);
+        k = escaped_close(k + 1, '\'');
         if (k == std::string::npos) break;
       } else if (c == '\'') {
         k = s_.find('\'', k + 1);
@@ -224,14 +224,14 @@ class Lexer {
     fail(open - 1, "unterminated command substitution");
   }
 
-  // Index of the `'` closing the `$'` quote whose `'` is at `open` (bash,
-  // ksh, zsh, busybox sh, POSIX.1-2024 sh): a backslash escapes the next
-  // character there, `\'` included. npos when there is none.
-  size_t ansi_c_end(size_t open) const {
+  // Index of the first `close` after `open` that no backslash escapes (npos
+  // when there is none): a backquote's end, and a `$'…'` quote's (bash, ksh,
+  // zsh, busybox sh, POSIX.1-2024 sh: `\'` does not end it).
+  size_t escaped_close(size_t open, char close) const {
     for (size_t k = open + 1; k < s_.size(); ++k) {
       if (s_[k] == '\\')
         ++k;
-      else if (s_[k] == '\'')
+      else if (s_[k] == close)
         return k;
     }
     return std::string::npos;
@@ -255,13 +255,9 @@ class Lexer {
 
   // Index of the backquote closing the one at `open`; `\``  inside is escaped.
   size_t match_backquote(size_t open) const {
-    for (size_t k = open + 1; k < s_.size(); ++k) {
-      if (s_[k] == '\\')
-        ++k;
-      else if (s_[k] == '`')
-        return k;
-    }
-    fail(open, "unterminated backquote");
+    size_t k = escaped_close(open, '`');
+    if (k == std::string::npos) fail(open, "unterminated backquote");
+    return k;
   }
 
   // Expands `$…` at i_ into the word; returns whether it stayed unresolved.
@@ -349,7 +345,7 @@ class Lexer {
         // $'…': its text as written, `\'` and `\\` read as the character
         // (the other escapes are kept: nothing in the rules reads them).
         quoted = true;
-        size_t e = ansi_c_end(i_ + 1);
+        size_t e = escaped_close(i_ + 1, '\'');
         if (e == std::string::npos) fail(i_ + 1, "unterminated $'…' quote");
         for (size_t k = i_ + 2; k < e; ++k) {
           if (s_[k] == '\\' && (s_[k + 1] == '\'' || s_[k + 1] == '\\')) ++k;

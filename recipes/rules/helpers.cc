@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "common/version.h"
+#include "recipes/dockerfile/expand.h"
 #include "recipes/rules/rule.h"
 
 namespace trainimg::recipes::rules {
@@ -289,20 +290,6 @@ int final_index(const Context& c, const Instruction* in) {
 
 namespace {
 
-// The `}` closing the `${` at v[open], nested `${…}` skipped; npos if none.
-size_t closing_brace(const std::string& v, size_t open) {
-  int depth = 0;
-  for (size_t i = open; i < v.size(); ++i) {
-    if (v.compare(i, 2, "${") == 0) {
-      ++depth;
-      ++i;
-    } else if (v[i] == '}' && --depth == 0) {
-      return i;
-    }
-  }
-  return std::string::npos;
-}
-
 // A list's parameter expansions as they expand where the variable is set (an
 // inherited list is: the reason to write them): `${V:+WORD}` and `${V+WORD}`
 // are WORD, `${V:-W}`, `${V-W}`, `${V:=W}`, `${V=W}`, `${V:?W}`, `${V?W}` are
@@ -310,7 +297,8 @@ size_t closing_brace(const std::string& v, size_t open) {
 std::string as_if_set(const std::string& v) {
   std::string out;
   for (size_t i = 0; i < v.size();) {
-    size_t close = v.compare(i, 2, "${") == 0 ? closing_brace(v, i) : std::string::npos;
+    size_t close = v.compare(i, 2, "${") == 0 ? closing_brace(v, i + 1, '\\') : std::string::npos;
+    if (close != std::string::npos) --close;  // at the `}`
     if (close == std::string::npos) {
       out += v[i++];
       continue;
@@ -340,8 +328,9 @@ std::vector<std::string> split_path_list(const std::string& v) {
   std::string cur;
   for (size_t i = 0; i < flat.size(); ++i) {
     if (flat.compare(i, 2, "${") == 0) {  // a colon inside braces does not split
-      size_t close = closing_brace(flat, i);
+      size_t close = closing_brace(flat, i + 1, '\\');
       if (close != std::string::npos) {
+        --close;  // at the `}`
         cur += flat.substr(i, close + 1 - i);
         i = close;
         continue;
