@@ -191,6 +191,11 @@ bool is_ngc_image(std::string_view image);
 
 /// Names of the variables `s` references ($A, ${B}, ${C:-x}), in order.
 std::vector<std::string> referenced_vars(std::string_view s);
+/// Index one past the `}` closing the `${` whose `{` is at `open` (npos when
+/// unclosed), as BuildKit reads the word: escapes, quoted strings and nested
+/// `${…}` passed over whole. `in_dq`: in a double-quoted sh string, where a
+/// `'` is a plain character.
+size_t closing_brace(std::string_view s, size_t open, char escape, bool in_dq = false);
 
 /// `INCLUDE+ FILE` of the edrevo/dockerfile-plus frontend (under a `# syntax=`
 /// directive): the named file's text takes the place of the line, as the

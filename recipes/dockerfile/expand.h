@@ -11,12 +11,6 @@
 
 namespace trainimg::recipes {
 
-/// Index one past the `}` closing the `${` whose `{` is at `open` (npos when
-/// unclosed), as BuildKit reads the word: escapes, quoted strings and nested
-/// `${…}` passed over whole. `in_dq`: in a double-quoted sh string, where a
-/// `'` is a plain character.
-size_t closing_brace(std::string_view s, size_t open, char escape, bool in_dq = false);
-
 /// Expands the reference starting at s[i] == '$' into `out`; returns the
 /// index after it. Unknown references are copied as written and set
 /// `unresolved`. `sh`: the reference is read by /bin/sh in a RUN script, not

@@ -4,7 +4,6 @@
 #include <cctype>
 
 #include "common/version.h"
-#include "recipes/dockerfile/expand.h"
 #include "recipes/rules/rule.h"
 
 namespace trainimg::recipes::rules {
